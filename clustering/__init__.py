@@ -1,0 +1,1 @@
+"""memmaint.clustering: reducers, HDBSCAN, generalised-kt sequential recombination, metrics."""

@@ -1,0 +1,1 @@
+"""memmaint.datasets: synthetic memory pools, maintenance scenarios, labelled-corpus loaders."""

@@ -1,0 +1,1 @@
+"""memmaint.optimize: Optuna tuning of reduction and clustering under a precision floor."""
