@@ -184,8 +184,8 @@ class Memory:
                 if not isinstance(value, Mapping):
                     raise ValueError("metadata must be a JSON object")
                 value = dict(value)
-            elif key in ("id", "namespace", "text", "kind", "source"):
-                if not isinstance(value, str):
+            elif key in ("id", "namespace", "text", "kind", "source", "replaced_by"):
+                if value is not None and not isinstance(value, str):
                     raise ValueError(f"{key} must be a string")
             elif key in ("retrievals", "successes", "failures", "version"):
                 if isinstance(value, bool) or not isinstance(value, int):
@@ -211,6 +211,8 @@ def validate_fields(memory: Memory) -> list[str]:
         problems.append("empty id")
     if not isinstance(memory.namespace, str) or not memory.namespace:
         problems.append("empty namespace")
+    if not isinstance(memory.kind, str) or not memory.kind:
+        problems.append("empty kind")
     try:
         imp = float(memory.importance)
     except (TypeError, ValueError):

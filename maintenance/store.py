@@ -73,7 +73,8 @@ class StoreTransaction(Protocol):
 
     def restore(self, memory: Memory, expected_version: int) -> None:
         """Write ``memory`` exactly as given (version included) if the stored version is
-        ``expected_version``; used by undo. Raises ``VersionConflict``."""
+        ``expected_version``; used by undo. Raises ``VersionConflict``, or ``UnknownIdError``
+        if the memory does not exist."""
 
     def append_event(self, event: Event) -> None:
         """Append a provenance event."""
@@ -94,13 +95,19 @@ class MemoryStore(Protocol):
     def add_memories(self, memories: Sequence[Memory]) -> None:
         """Insert all memories in one transaction; any duplicate id fails the whole batch."""
 
+    def existing_ids(self, namespace: str, ids: Collection[str]) -> set[str]:
+        """The subset of ``ids`` that already exist in ``namespace`` (any status)."""
+
     def get_memories(self, namespace: str, ids: Sequence[str]) -> list[Memory]:
         """The memories with these ids, in the order given; ``UnknownIdError`` lists missing."""
 
     def iter_memories(
         self, namespace: str | None = None, statuses: Collection[Status] | None = None
     ) -> Iterator[Memory]:
-        """Memories ordered by (namespace, created_at, id); all namespaces when None."""
+        """Memories ordered by (namespace, created_at, id); all namespaces when None.
+
+        Ids compare by code point (SQLite's BINARY collation; PostgreSQL needs ``COLLATE "C"``).
+        """
 
     def count_memories(
         self, namespace: str | None = None, statuses: Collection[Status] | None = None
@@ -112,7 +119,11 @@ class MemoryStore(Protocol):
         "embeddings": {model_id: {"vectors": n, "covered_active": c, "active": a}}}``."""
 
     def record_usage(self, namespace: str, memory_id: str, success: bool | None) -> Memory:
-        """Count one retrieval (and its outcome if known) on a memory's usage counters."""
+        """Count one retrieval (and its outcome if known) on a memory's usage counters.
+
+        Increments ``retrievals`` and ``successes`` (``success=True``) or ``failures``
+        (``False``), sets ``last_used_at`` to now and bumps ``version``; ``updated_at`` is
+        unchanged. Returns the stored memory; ``UnknownIdError`` if it does not exist."""
 
     def transaction(self) -> AbstractContextManager[StoreTransaction]:
         """One atomic write transaction: committed on normal exit, rolled back on error."""
@@ -162,5 +173,5 @@ def open_store(url: str | None, *, create: bool = True) -> MemoryStore:
         return PostgresStore(url)
     from memmaint.maintenance.sqlite_store import SQLiteStore
 
-    path = url[len("sqlite:///"):] if url.startswith("sqlite:///") else url
+    path = url.removeprefix("sqlite:///")
     return SQLiteStore(path, create=create)

@@ -1,0 +1,194 @@
+"""SQLiteStore: the conformance suite (file and ``:memory:``) plus SQLite-specific behaviour."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from store_conformance import StoreConformance, mem, snapshot
+
+from memmaint.maintenance import sqlite_store
+from memmaint.maintenance.errors import DuplicateIdError, LockHeldError, UserError
+from memmaint.maintenance.sqlite_store import SCHEMA_VERSION, SQLiteStore
+from memmaint.maintenance.store import open_store
+
+
+class TestSQLiteFileStore(StoreConformance):
+    @pytest.fixture
+    def make_store(self, tmp_path):
+        opened: list[SQLiteStore] = []
+
+        def make() -> SQLiteStore:
+            store = SQLiteStore(tmp_path / f"store{len(opened)}.db")
+            opened.append(store)
+            return store
+
+        yield make
+        for store in opened:
+            store.close()
+
+
+class TestSQLiteMemoryStore(StoreConformance):
+    supports_reopen = False
+
+    @pytest.fixture
+    def make_store(self):
+        opened: list[SQLiteStore] = []
+
+        def make() -> SQLiteStore:
+            opened.append(SQLiteStore(":memory:"))
+            return opened[-1]
+
+        yield make
+        for store in opened:
+            store.close()
+
+
+def _tables(path) -> set[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    finally:
+        conn.close()
+
+
+def test_file_is_wal_with_current_schema(tmp_path):
+    path = tmp_path / "s.db"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+    conn.close()
+    assert {"memories", "embeddings", "events", "runs", "schema_version"} <= _tables(path)
+
+
+def test_open_store_urls(tmp_path):
+    path = tmp_path / "s.db"
+    with open_store(str(path)) as a:
+        a.add_memories([mem("a")])
+    with open_store(f"sqlite:///{path}", create=False) as b:
+        assert b.count_memories() == 1
+        assert b.url == str(path.resolve())
+    assert open_store(":memory:").count_memories() == 0
+    with pytest.raises(UserError, match="--db"):
+        open_store("")
+
+
+def test_missing_file_without_create_names_the_path(tmp_path):
+    path = tmp_path / "nowhere.db"
+    with pytest.raises(UserError, match="nowhere.db"):
+        SQLiteStore(path, create=False)
+    assert not path.exists()
+    with pytest.raises(UserError, match="does not exist"):
+        SQLiteStore(tmp_path / "no-such-folder" / "s.db")
+    with pytest.raises(UserError, match="directory"):
+        SQLiteStore(tmp_path)
+
+
+@pytest.mark.parametrize("content", [b"hello, not a database\n" * 200, b"SQLite format 3\x00" +
+                                     b"\xff" * 2000])
+def test_non_sqlite_file_is_a_user_error_and_untouched(tmp_path, content):
+    path = tmp_path / "notes.db"
+    path.write_bytes(content)
+    with pytest.raises(UserError, match="not a SQLite database"):
+        SQLiteStore(path)
+    assert path.read_bytes() == content
+
+
+def test_foreign_sqlite_database_is_refused_untouched(tmp_path, file_state):
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE customers (id INTEGER)")
+    conn.commit()
+    conn.close()
+    before = file_state(path)
+    with pytest.raises(UserError, match="not a memmaint store"):
+        SQLiteStore(path)
+    assert file_state(path) == before
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "s.db"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 5,))
+    conn.commit()
+    conn.close()
+    with pytest.raises(UserError, match="newer"):
+        SQLiteStore(path)
+
+
+def test_forward_migration_keeps_data(tmp_path, monkeypatch):
+    path = tmp_path / "s.db"
+    with SQLiteStore(path) as store:
+        store.add_memories([mem("a")])
+    step = ("ALTER TABLE memories ADD COLUMN extra TEXT",
+            "CREATE TABLE notes (body TEXT)")
+    monkeypatch.setattr(sqlite_store, "MIGRATIONS", [*sqlite_store.MIGRATIONS, step])
+    monkeypatch.setattr(sqlite_store, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with SQLiteStore(path) as store:
+        assert store.schema_version == SCHEMA_VERSION + 1
+        assert store.get_memories("default", ["a"]) == [mem("a")]
+    assert "notes" in _tables(path)
+    with SQLiteStore(path) as store:  # already migrated: nothing runs twice
+        assert store.schema_version == SCHEMA_VERSION + 1
+
+
+def test_failed_batch_leaves_file_bytes_unchanged(tmp_path, file_state):
+    path = tmp_path / "s.db"
+    with SQLiteStore(path) as store:
+        store.add_memories([mem("a"), mem("b")])
+    before = file_state(path)
+    assert before[1] is None  # the last close checkpointed and removed the WAL
+    with SQLiteStore(path, create=False) as store:
+        with pytest.raises(DuplicateIdError):
+            store.add_memories([mem("c"), mem("a")])
+        with pytest.raises(RuntimeError), store.transaction() as tx:
+            tx.insert(mem("d"))
+            raise RuntimeError
+    assert file_state(path) == before
+
+
+def test_nested_writes_join_the_open_transaction(sqlite_store):
+    sqlite_store.add_memories([mem("a")])
+    before = snapshot(sqlite_store)
+    with pytest.raises(RuntimeError), sqlite_store.transaction() as tx:
+        tx.insert(mem("b"))
+        sqlite_store.add_memories([mem("c")])
+        with pytest.raises(DuplicateIdError):  # a failed inner batch rolls back alone
+            sqlite_store.add_memories([mem("d"), mem("a")])
+        assert sqlite_store.existing_ids("default", "bcd") == {"b", "c"}
+        raise RuntimeError
+    assert snapshot(sqlite_store) == before
+
+
+def test_transaction_object_is_dead_after_exit(sqlite_store):
+    with sqlite_store.transaction() as tx:
+        tx.insert(mem("a"))
+    with pytest.raises(Exception, match="closed"):
+        tx.insert(mem("b"))
+    assert sqlite_store.count_memories() == 1
+
+
+def test_lock_file_names_the_holder(tmp_path):
+    path = tmp_path / "s.db"
+    with SQLiteStore(path) as a, SQLiteStore(path) as b:
+        with a.lock():
+            lock_file = tmp_path / "s.db.lock"
+            assert "pid" in lock_file.read_text()
+            with pytest.raises(LockHeldError, match="pid"), b.lock():
+                pass
+        with a.lock("embed"):
+            assert (tmp_path / "s.db.embed.lock").exists()
+            with b.lock():
+                pass
+        with pytest.raises(ValueError), a.lock("../escape"):
+            pass
+
+
+def test_closed_store_refuses_calls(tmp_path):
+    store = SQLiteStore(tmp_path / "s.db")
+    store.close()
+    store.close()  # idempotent
+    with pytest.raises(Exception, match="closed"):
+        store.count_memories()
