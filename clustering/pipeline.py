@@ -1,0 +1,155 @@
+"""From embeddings to cluster labels: validate, reduce, cluster.
+
+:func:`cluster_embeddings` is what the maintenance job calls. Clusterers are pluggable through
+a :class:`Clusterer` protocol and a registry keyed by ``ClusteringConfig.algorithm``:
+``hdbscan`` (:class:`~memmaint.clustering.hdbscan_adapter.HDBSCANClusterer`) and ``genkt``
+(:class:`GenKTClusterer`, a thin wrapper over :class:`memmaint.clustering.genkt.GenKT`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from memmaint.clustering.hdbscan_adapter import HDBSCANClusterer
+from memmaint.clustering.reducers import check_matrix, reducer_from_config
+from memmaint.maintenance.config import ClusteringConfig, ReductionConfig
+from memmaint.maintenance.errors import ConfigError, InputError
+
+__all__ = [
+    "CLUSTERERS",
+    "Clusterer",
+    "ClusteringResult",
+    "GenKTClusterer",
+    "cluster_embeddings",
+    "make_clusterer",
+    "register_clusterer",
+]
+
+
+@runtime_checkable
+class Clusterer(Protocol):
+    """Anything that turns reduced coordinates into one integer label per row (noise -1)."""
+
+    def fit_predict(self, X: Any, *, embeddings: Any = None,
+                    sample_weight: Any = None) -> np.ndarray:
+        ...
+
+
+class GenKTClusterer:
+    """Generalised-kt sequential recombination as a :class:`Clusterer`.
+
+    Calls ``GenKT(p, R, cos_cut, recombination).fit(X, sample_weight=..., embeddings=...)``;
+    weights are passed only when ``use_weights`` is true (all-zero weights are passed as
+    ``None``: equal weights). Without ``embeddings`` GenKT skips the cosine cut. Every item gets
+    a label >= 0 (no noise).
+    """
+
+    def __init__(self, p: float = -1.0, R: float = 1.2, cos_cut: float = 0.26,
+                 recombination: str = "weighted", use_weights: bool = True) -> None:
+        self.p = p
+        self.R = R
+        self.cos_cut = cos_cut
+        self.recombination = recombination
+        self.use_weights = use_weights
+
+    def fit_predict(self, X: Any, *, embeddings: Any = None,
+                    sample_weight: Any = None) -> np.ndarray:
+        from memmaint.clustering.genkt import GenKT  # written alongside; imported when used
+
+        model = GenKT(p=self.p, R=self.R, cos_cut=self.cos_cut,
+                      recombination=self.recombination)
+        w = sample_weight if self.use_weights else None
+        if w is not None and not np.any(np.asarray(w, dtype=np.float64) > 0):
+            # GenKT scales weights by their maximum; all-zero importance says no memory
+            # matters more than another, which is what equal weights (None) mean.
+            w = None
+        model.fit(X, sample_weight=w, embeddings=embeddings)
+        return np.asarray(model.labels_, dtype=np.int64)
+
+
+def _hdbscan(config: ClusteringConfig) -> Clusterer:
+    c = config.hdbscan
+    return HDBSCANClusterer(min_cluster_size=c.min_cluster_size, min_samples=c.min_samples,
+                            cluster_selection_epsilon=c.cluster_selection_epsilon,
+                            cluster_selection_method=c.cluster_selection_method)
+
+
+def _genkt(config: ClusteringConfig) -> Clusterer:
+    c = config.genkt
+    return GenKTClusterer(p=c.p, R=c.R, cos_cut=c.cos_cut, recombination=c.recombination,
+                          use_weights=c.use_weights)
+
+
+ClustererFactory = Callable[[ClusteringConfig], Clusterer]
+
+CLUSTERERS: dict[str, ClustererFactory] = {"hdbscan": _hdbscan, "genkt": _genkt}
+
+
+def register_clusterer(name: str, factory: ClustererFactory) -> None:
+    """Make ``make_clusterer`` build ``factory(config)`` when ``config.algorithm == name``."""
+    CLUSTERERS[name] = factory
+
+
+def make_clusterer(config: ClusteringConfig) -> Clusterer:
+    """The clusterer ``config.algorithm`` names, set up from its config section."""
+    try:
+        factory = CLUSTERERS[config.algorithm]
+    except KeyError:
+        raise ConfigError(f"unknown clustering algorithm {config.algorithm!r} "
+                          f"(valid: {', '.join(sorted(CLUSTERERS))})") from None
+    return factory(config)
+
+
+@dataclass(frozen=True)
+class ClusteringResult:
+    """Labels (int64, noise -1), the reduced z-scored coordinates, and the reducer's fallback
+    (``None``, or one line saying which reducer was used instead and why)."""
+
+    labels: np.ndarray
+    reduced: np.ndarray
+    reduction_fallback: str | None = None
+
+    @property
+    def n_clusters(self) -> int:
+        """Clusters other than noise."""
+        return int(np.unique(self.labels[self.labels >= 0]).size)
+
+
+def _check_weights(weights: Any, n: int) -> np.ndarray | None:
+    if weights is None:
+        return None
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("weights must be numbers") from None
+    if w.ndim != 1 or w.shape[0] != n:
+        raise InputError(f"weights has shape {w.shape} but there are {n} embeddings")
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"weight of memory row {i} is {w[i]} (must be finite and >= 0)")
+    return w
+
+
+def cluster_embeddings(embeddings: Any, weights: Any, reduction: ReductionConfig,
+                       clustering: ClusteringConfig) -> ClusteringResult:
+    """Reduce ``embeddings`` (n, dim) as ``reduction`` says, then cluster as ``clustering`` says.
+
+    ``weights`` (importance, n values >= 0, or ``None``) go to the clusterer (GenKT uses them
+    when ``clustering.genkt.use_weights``); the original embeddings go along for GenKT's cosine
+    cut. Raises :class:`InputError` for an empty pool, NaN/inf rows ("embedding row 3 contains
+    NaN") or bad weights, and :class:`ConfigError` for an unknown method or algorithm.
+    """
+    emb = check_matrix(embeddings, "embedding")
+    w = _check_weights(weights, emb.shape[0])
+    clusterer = make_clusterer(clustering)
+    reducer = reducer_from_config(reduction)
+    reduced = reducer.fit_transform(emb)
+    labels = np.asarray(clusterer.fit_predict(reduced, embeddings=emb, sample_weight=w),
+                        dtype=np.int64)
+    return ClusteringResult(labels=labels, reduced=reduced,
+                            reduction_fallback=getattr(reducer, "fallback_", None))
