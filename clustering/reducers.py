@@ -384,7 +384,7 @@ def reducer_from_config(config: ReductionConfig) -> Reducer:
         params = {"n_neighbors": config.n_neighbors, "min_dist": config.min_dist,
                   "metric": config.metric}
     elif config.method == "tsne":
-        params = {"perplexity": config.perplexity}
+        params = {"perplexity": config.perplexity, "gradient": config.tsne_gradient}
     return make_reducer(config.method, n_components=config.n_components, seed=config.seed,
                         **params)
 

@@ -56,6 +56,8 @@ class EmbeddingConfig:
     base_url: str | None = _opt(None, doc="OpenAI-compatible endpoint for model=openai")
     model_name: str | None = _opt(None, doc="model name sent to the endpoint")
     api_key_env: str = _opt("OPENAI_API_KEY", doc="environment variable holding the key")
+    threads: int = _opt(0, min=0, doc="onnxruntime threads for model=minilm (0 = all CPUs)")
+    timeout_s: float = _opt(60.0, min=0.1, doc="HTTP timeout per request for model=openai")
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ class ReductionConfig:
     metric: str = _opt("cosine", choices=("cosine", "euclidean", "manhattan", "correlation"),
                        doc="UMAP")
     perplexity: float = _opt(30.0, min=1.0, doc="t-SNE")
+    tsne_gradient: str = _opt("fft", choices=("fft", "bh", "auto"),
+                              doc="t-SNE negative gradient: FFT interpolation or Barnes-Hut")
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,13 @@ class AgentsConfig:
     evict_noise: bool = _opt(False, doc="evict old, unused, low-importance singletons")
     noise_max_importance: float = _opt(0.5, min=0.0)
     noise_min_age_days: float = _opt(90.0, min=0.0)
+    cover_threshold: float = _opt(0.75, min=-1.0, max=1.0,
+                                  doc="cosine at which a newer memory covers a stale one")
+    conflict_subject_threshold: float = _opt(
+        0.5, min=0.0, max=1.0, doc="subject-word overlap (Jaccard) meaning 'same subject'")
+    conflict_strict_threshold: float = _opt(
+        0.75, min=0.0, max=1.0,
+        doc="subject-word overlap before bare numbers or negation count as a conflict")
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,12 @@ class LLMConfig:
     timeout_s: float = _opt(60.0, min=0.1)
     max_evict_share: float = _opt(0.5, min=0.0, max=1.0)
     max_text_chars: int = _opt(2000, min=1)
+    http_retries: int = _opt(3, min=0, doc="retries on 429, 5xx and timeouts (with backoff)")
+    backoff_s: float = _opt(1.0, min=0.0, doc="first backoff delay; doubles per retry")
+    temperature: float = _opt(0.0, min=0.0, max=2.0)
+    response_format: str = _opt("json_schema", choices=("json_schema", "json_object", "none"),
+                                doc="how the reply's JSON shape is requested")
+    max_cluster_size: int = _opt(60, min=2, doc="larger clusters are planned by the rules")
 
 
 @dataclass(frozen=True)
@@ -146,10 +163,18 @@ class RetrieveConfig:
     """Read-time retrieval."""
 
     k: int = _opt(5, min=1)
-    similarity_floor: float = _opt(0.3, min=-1.0, max=1.0)
-    lexical: bool = _opt(True)
-    lexical_cap: float = _opt(0.02, min=0.0)
-    outcome: bool = _opt(False)
+    similarity_floor: float = _opt(0.3, min=-1.0, max=1.0,
+                                   doc="cosine below which a memory is not relevant")
+    lexical: bool = _opt(True, doc="add a BM25 bonus (normalised, capped) to the cosine")
+    lexical_cap: float = _opt(0.02, min=0.0, doc="largest lexical bonus")
+    gate: bool = _opt(True, doc="freshness gate: drop STALE_BLOCK, down-rank STALE_WARN, "
+                                "REFUSE when nothing relevant is FRESH")
+    outcome: bool = _opt(False, doc="blend similarity with the Wilson lower bound of outcomes")
+    outcome_weight_new: float = _opt(0.2, min=0.0, max=1.0,
+                                     doc="weight on outcome for a memory with no known outcome")
+    outcome_weight_proven: float = _opt(0.8, min=0.0, max=1.0,
+                                        doc="weight on outcome once outcome_full_uses reached")
+    outcome_full_uses: int = _opt(50, min=1, doc="known outcomes at which weight is proven")
 
 
 @dataclass(frozen=True)
