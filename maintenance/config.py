@@ -128,6 +128,12 @@ class AgentsConfig:
     conflict_strict_threshold: float = _opt(
         0.75, min=0.0, max=1.0,
         doc="subject-word overlap before bare numbers or negation count as a conflict")
+    max_active: int | None = _opt(None, min=1,
+                                  doc="per-namespace cap on active memories: the lowest-value "
+                                      "ones are archived (unset: no cap)")
+    cap_redundancy: float = _opt(0.5, min=0.0,
+                                 doc="cap: value lost per cosine to a kept memory of the same "
+                                     "cluster (0: no redundancy discount)")
 
 
 @dataclass(frozen=True)
@@ -175,6 +181,29 @@ class RetrieveConfig:
     outcome_weight_proven: float = _opt(0.8, min=0.0, max=1.0,
                                         doc="weight on outcome once outcome_full_uses reached")
     outcome_full_uses: int = _opt(50, min=1, doc="known outcomes at which weight is proven")
+    route: bool = _opt(False, doc="score only the clusters nearest the query (the last run's "
+                                  "routing table)")
+    route_clusters: int = _opt(2, min=1, doc="routing: nearest cluster centroids searched")
+    route_margin: float = _opt(0.05, min=0.0, max=2.0,
+                               doc="routing: also search centroids this close (cosine) to the "
+                                   "last one picked")
+    route_min_candidates: int = _opt(20, min=1, doc="routing: score the whole pool when the "
+                                                    "picked clusters hold fewer memories")
+    route_attach_floor: float = _opt(0.5, min=-1.0, max=1.0,
+                                     doc="routing: cosine from which a noise memory joins its "
+                                         "nearest cluster (others are always scored)")
+
+
+@dataclass(frozen=True)
+class ShardingConfig:
+    """Clustering one namespace in shards when it is too large to do at once
+    (``memmaint.clustering.sharding``; guide: docs/scale-out.md)."""
+
+    enabled: bool = _opt(False, doc="shard namespaces larger than max_shard_size")
+    max_shard_size: int = _opt(50_000, min=2, doc="most memories reduced and clustered at once")
+    reconcile_cos: float = _opt(0.9, min=-1.0, max=1.0,
+                                doc="centroid cosine at which clusters of two shards merge")
+    neighbours: int = _opt(3, min=1, doc="nearest shards each shard is reconciled with")
 
 
 @dataclass(frozen=True)
@@ -188,6 +217,7 @@ class Config:
     llm: LLMConfig = field(default_factory=LLMConfig)
     job: JobConfig = field(default_factory=JobConfig)
     retrieve: RetrieveConfig = field(default_factory=RetrieveConfig)
+    sharding: ShardingConfig = field(default_factory=ShardingConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return config_to_dict(self)

