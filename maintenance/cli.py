@@ -23,13 +23,21 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_LOCKED, EXIT_SKIPPED = 0, 1, 2, 3, 4
 
 # name -> "module:attribute" of a click command; each feature adds its line here.
 COMMANDS: dict[str, str] = {
+    "undo": "memmaint.maintenance.cli_maint:undo_cmd",
+    "history": "memmaint.maintenance.cli_maint:history_cmd",
     "init": "memmaint.maintenance.cli_store:init_cmd",
     "import": "memmaint.maintenance.cli_store:import_cmd",
     "export": "memmaint.maintenance.cli_store:export_cmd",
     "stats": "memmaint.maintenance.cli_store:stats_cmd",
     "embed": "memmaint.maintenance.cli_store:embed_cmd",
     "config": "memmaint.maintenance.cli_store:config_group",
-    "demo": "memmaint.maintenance.cli_store:demo_cmd",
+    "demo": "memmaint.maintenance.cli_run:demo_cmd",
+    "run": "memmaint.maintenance.cli_run:run_cmd",
+    "runs": "memmaint.maintenance.cli_run:runs_cmd",
+    "compare": "memmaint.maintenance.cli_run:compare_cmd",
+    "tune": "memmaint.optimize.cli:tune_cmd",
+    "eval": "memmaint.maintenance.cli_eval:eval_group",
+    "datasets": "memmaint.datasets.cli:datasets_group",
 }
 
 
