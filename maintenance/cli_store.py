@@ -1,5 +1,5 @@
 """CLI commands for the store: ``init``, ``import``, ``export``, ``stats``, ``embed``,
-``config show`` and a first ``demo``.
+``config show``.
 
 Thin shell over :mod:`~memmaint.maintenance.io`, the store and the embedders: parse options,
 call the library, print. User errors are raised as :class:`UserError` subclasses and printed
@@ -13,12 +13,10 @@ import io
 import json
 import logging
 import os
-import random
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +24,7 @@ import click
 
 from memmaint.maintenance.config import Config, load_config, with_overrides
 from memmaint.maintenance.errors import UserError
-from memmaint.maintenance.records import BUILTIN_KINDS, Memory, Status, utcnow
+from memmaint.maintenance.records import BUILTIN_KINDS, Status
 from memmaint.maintenance.store import MemoryStore, open_store
 
 log = logging.getLogger("memmaint.cli")
@@ -357,78 +355,3 @@ def config_show_cmd(config_path: str | None) -> None:
     click.echo(f"# effective memmaint config ({config_path or 'defaults'}), "
                f"hash {config.hash()}")
     click.echo(render_config(config), nl=False)
-
-
-# -- demo -------------------------------------------------------------------------------------
-
-_DEMO_FACTS = [
-    ("price", "The {item} plan costs ${n} per month.", "{item} is priced at ${n}/month."),
-    ("availability", "The {item} API is down for maintenance in region {r}.",
-     "Region {r}: {item} API currently unavailable."),
-    ("schedule", "The {item} team standup moved to {h}:00 on weekdays.",
-     "{item} standup is now at {h}:00."),
-    ("reference", "The {item} endpoint paginates with a cursor, {n} items per page.",
-     "Use cursor pagination for {item}; page size {n}."),
-    ("default", "User prefers short answers about {item}.",
-     "Keep replies about {item} brief."),
-]
-_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
-_DEMO_ITEMS = ["billing", "search", "storage", "auth", "analytics", "email", "webhooks",
-               "export", "reports", "sync", "chat", "payments"]
-
-
-def build_demo_pool(size: int = 500, seed: int = 0) -> list[Memory]:
-    """A small synthetic pool with near-duplicates, stale facts and noise (namespace
-    ``demo``). Uses :func:`memmaint.datasets.make_memory_pool` when available."""
-    now = utcnow()
-    try:
-        from memmaint.datasets.pools import make_memory_pool
-
-        pool = make_memory_pool(kind="support", n_classes=max(1, size // 6), per_class=(3, 8),
-                                seed=seed, namespace="demo", now=now)
-        return list(pool.memories)[:size]
-    except (ImportError, UserError) as exc:
-        log.debug("datasets unavailable (%s); using the built-in demo generator", exc)
-    rng = random.Random(seed)
-    out: list[Memory] = []
-    prefixes = ["", "", "Note: ", "Remember: ", "FYI ", "Heads up: "]
-    while len(out) < size:
-        if rng.random() < 0.1:  # one-off noise
-            kind, text = "default", (f"Ticket {rng.randrange(10**5)}: customer asked about "
-                                     f"{rng.choice(_DEMO_ITEMS)} on {rng.choice(_DAYS)}.")
-            group = [text]
-        else:
-            kind, *phrasings = rng.choice(_DEMO_FACTS)
-            slots = {"item": rng.choice(_DEMO_ITEMS), "n": rng.randrange(5, 200),
-                     "r": rng.choice(["eu-1", "us-2", "ap-3", "sa-1"]),
-                     "h": rng.randrange(7, 18)}
-            group = [rng.choice(prefixes) + rng.choice(phrasings).format(**slots)
-                     for _ in range(rng.randint(1, 5))]
-        for text in group:
-            if len(out) >= size:
-                break
-            out.append(Memory(
-                text=text, namespace="demo", kind=kind, source="demo",
-                importance=round(rng.lognormvariate(0.0, 0.8), 3),
-                created_at=now - timedelta(days=rng.uniform(0, 120)),
-                id=f"demo-{len(out):04d}"))
-    return out
-
-
-@click.command("demo")
-@click.option("--db", default="memmaint-demo.db", show_default=True,
-              help="Demo store (built if absent).")
-@click.option("--model", help="Embedding backend (default: the config's, minilm).")
-def demo_cmd(db: str, model: str | None) -> None:
-    """Build a small sample pool in a store, embed it offline and print stats."""
-    config = _embed_config(None, model)
-    with _store(db, create=True) as store:
-        if store.count_memories() == 0:
-            pool = build_demo_pool()
-            store.add_memories(pool)
-            click.echo(f"built a sample pool of {len(pool)} memories in {store.url}")
-        else:
-            click.echo(f"using the existing pool in {store.url}")
-        click.echo(embed_store(store, config))
-        click.echo("")
-        click.echo(format_stats(store.stats(), store.url))

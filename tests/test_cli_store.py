@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from memmaint.maintenance.cli_store import _EmbedProgress, build_demo_pool
+from memmaint.maintenance.cli_store import _EmbedProgress
 from memmaint.maintenance.records import Memory, Status
 from memmaint.maintenance.sqlite_store import SQLiteStore
 
@@ -223,29 +223,6 @@ def test_progress_bar_on_a_terminal(capsys):
         progress(done, 150)
     progress.close()
     assert "embedding" in capsys.readouterr().err
-
-
-def test_demo_builds_embeds_and_reports(tmp_path, monkeypatch):
-    # cli_store's first demo (COMMANDS may point "demo" at the nightly job's richer one)
-    from click.testing import CliRunner
-
-    from memmaint.maintenance.cli_store import demo_cmd
-
-    pytest.importorskip("memmaint.maintenance.embeddings")
-    monkeypatch.chdir(tmp_path)
-    res = CliRunner().invoke(demo_cmd, ["--db", "demo.db", "--model", "hashing"])
-    assert res.exit_code == 0, res.output
-    assert "built a sample pool of 500 memories" in res.stdout
-    assert "0 from the cache" in res.stdout and "100.0%" in res.stdout
-    res = CliRunner().invoke(demo_cmd, ["--db", "demo.db", "--model", "hashing"])
-    assert "using the existing pool" in res.stdout and "embedded 0 texts" in res.stdout
-
-
-def test_demo_pool_is_deterministic_and_valid():
-    a, b = build_demo_pool(), build_demo_pool()
-    assert len(a) == 500 and [m.text for m in a] == [m.text for m in b]
-    assert len({m.id for m in a}) == 500
-    assert len({m.text for m in a}) > 150  # near-duplicates, not one text repeated
 
 
 def test_help_lists_the_store_commands(cli):
