@@ -170,7 +170,7 @@ def open_store(url: str | None, *, create: bool = True) -> MemoryStore:
     if url.startswith(("postgresql://", "postgres://")):
         from memmaint.maintenance.pg_store import PostgresStore
 
-        return PostgresStore(url)
+        return PostgresStore(url, create=create)
     from memmaint.maintenance.sqlite_store import SQLiteStore
 
     path = url.removeprefix("sqlite:///")

@@ -65,3 +65,28 @@ def file_state():
         return out[0], out[1]
 
     return state
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A throwaway PostgreSQL server for the whole session (see ``tests/pg_server.py``), or the
+    one ``MEMMAINT_TEST_PG_URL`` names; skips, saying how to enable it, when there is none."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed: "
+                                          "pip install 'memmaint[postgres]'")
+    from pg_server import PostgresServer, Unavailable
+
+    server = PostgresServer()
+    try:
+        server.start()
+    except Unavailable as exc:
+        pytest.skip(f"PostgreSQL tests skipped: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """The URL of a fresh, empty database on ``pg_server`` (dropped afterwards)."""
+    url = pg_server.new_database()
+    yield url
+    pg_server.drop_database(url)
