@@ -55,11 +55,13 @@ def _check_namespace(namespace: str | None) -> None:
 @click.option("--db", required=True, help=_DB_HELP)
 def init_cmd(db: str) -> None:
     """Create an empty memory store (does nothing to an existing one)."""
-    existed = "://" in db or db == ":memory:" or Path(db).exists()
+    path = db[len("sqlite:///"):] if db.startswith("sqlite:///") else db
+    is_file = "://" not in path and path != ":memory:"
+    existed = is_file and Path(path).exists()
     with _store(db, create=True) as store:
         n = store.count_memories()
         url = store.url
-    if existed:
+    if existed or (not is_file and n):
         click.echo(f"{url}: already a memmaint store ({n} memories)")
     else:
         click.echo(f"created {url}")
