@@ -41,6 +41,7 @@ from memmaint.maintenance.errors import (
     VersionConflict,
 )
 from memmaint.maintenance.plan import (
+    Archive,
     ClusterPlan,
     Evict,
     Keep,
@@ -86,8 +87,9 @@ class SkippedCluster:
 class ApplyResult:
     """What :func:`apply_plan` did (or, for a dry run, would do).
 
-    ``counts`` maps ``merged``/``created``/``superseded``/``evicted``/``kept``/``skipped`` to
-    numbers of memories; ``events`` are the events written (or that would be written).
+    ``counts`` maps ``merged``/``created``/``superseded``/``evicted``/``archived``/``kept``/
+    ``skipped`` to numbers of memories; ``events`` are the events written (or that would be
+    written).
     """
 
     run_id: str
@@ -102,7 +104,8 @@ class ApplyResult:
 
     @property
     def changed(self) -> int:
-        return sum(self.counts.get(k, 0) for k in ("merged", "superseded", "evicted"))
+        return sum(self.counts.get(k, 0) for k in ("merged", "superseded", "evicted",
+                                                   "archived"))
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary (for reports)."""
@@ -214,6 +217,8 @@ def _count(cluster: ClusterPlan, counts: Counter[str]) -> None:
             counts["superseded"] += len(action.subjects)
         elif isinstance(action, Evict):
             counts["evicted"] += 1
+        elif isinstance(action, Archive):
+            counts["archived"] += 1
         elif isinstance(action, Keep):
             counts["kept"] += 1
 
@@ -287,6 +292,9 @@ def _cluster_writes(cluster: ClusterPlan, current: Mapping[str, Memory]) -> list
         elif isinstance(action, Evict):
             cur = current[action.memory_id]
             w.updates.append((cur, dataclasses.replace(cur, status=Status.EVICTED)))
+        elif isinstance(action, Archive):
+            cur = current[action.memory_id]
+            w.updates.append((cur, dataclasses.replace(cur, status=Status.ARCHIVED)))
         out.append(w)
     return out
 

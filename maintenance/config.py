@@ -134,6 +134,15 @@ class AgentsConfig:
     cap_redundancy: float = _opt(0.5, min=0.0,
                                  doc="cap: value lost per cosine to a kept memory of the same "
                                      "cluster (0: no redundancy discount)")
+    regroup_noise: bool = _opt(True, doc="before planning, group noise and singleton memories "
+                                         "whose cosines chain at regroup_threshold")
+    regroup_threshold: float | None = _opt(
+        None, min=-1.0, max=1.0,
+        doc="cosine for noise regrouping (unset: min of merge_threshold and cover_threshold)")
+    regroup_attach: bool = _opt(True, doc="regrouping: noise whose best cosine to a clustered "
+                                          "memory reaches the threshold joins that cluster")
+    regroup_max_size: int = _opt(50, min=2, doc="regrouping: larger chains are re-cut at higher "
+                                                "cosines")
 
 
 @dataclass(frozen=True)
@@ -187,7 +196,7 @@ class RetrieveConfig:
     route_margin: float = _opt(0.05, min=0.0, max=2.0,
                                doc="routing: also search centroids this close (cosine) to the "
                                    "last one picked")
-    route_min_candidates: int = _opt(20, min=1, doc="routing: score the whole pool when the "
+    route_min_candidates: int = _opt(10, min=1, doc="routing: score the whole pool when the "
                                                     "picked clusters hold fewer memories")
     route_attach_floor: float = _opt(0.5, min=-1.0, max=1.0,
                                      doc="routing: cosine from which a noise memory joins its "

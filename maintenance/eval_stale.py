@@ -32,8 +32,13 @@ answers), hit@5, and mean top-5 similarity (the "confidence" that rises as accur
 - **maintained**: the pool after nightly maintenance (one run per size, on the same store, so
   later runs see what earlier runs did), plain retrieval;
 - **maintained + gate**: the maintained pool with the freshness gate.
+- **maintained + routing** (and **+ gate**): the maintained pool searched with topic routing
+  (:mod:`memmaint.maintenance.routing`): only the clusters of the last run nearest each
+  question, plus memories no cluster holds, are scored (``[retrieve] route_*`` settings).
 
-A question refused by the gate counts as wrong (and adds nothing to relevance).
+A question refused by the gate counts as wrong (and adds nothing to relevance). With
+``agents.max_active`` set, the maintenance runs also archive down to that cap
+(:mod:`memmaint.maintenance.cap`) and the results count how many answers stay active.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from memmaint.maintenance.errors import InputError
 from memmaint.maintenance.evaluation import EvalCache, format_table, maintain
 from memmaint.maintenance.records import Memory
 from memmaint.maintenance.retrieve import Retriever
+from memmaint.maintenance.routing import Routing, routing_from_report
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +64,8 @@ SIZES = (10, 25, 50, 100, 200, 500)
 START = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
 NOTES_PER_DAY = 1.25
 NAMESPACE = "support-agent"
-VARIANTS = ("unbounded", "gate_only", "maintained", "maintained_gate")
+VARIANTS = ("unbounded", "gate_only", "maintained", "maintained_gate", "maintained_routed",
+            "maintained_gate_routed")
 
 #: (family, subject key slot -> value, question). The answer is the family's canonical text.
 RELEVANT: tuple[tuple[str, dict[str, str], str], ...] = (
@@ -199,11 +206,22 @@ class VariantScore:
     mean_sim5: float
     refused: int
     top1_ids: list[str] = field(default_factory=list)
+    #: with routing: per question, what was routed (``RouteDecision.to_dict()``)
+    routes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def mean_scored(self) -> float | None:
+        """Mean number of memories scored per question (routing only)."""
+        return float(np.mean([r["candidates"] for r in self.routes])) if self.routes else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"pool": self.pool, "top1_accuracy": self.top1, "top5_relevance": self.relevance5,
-                "hit@5": self.hit5, "mean_top5_similarity": self.mean_sim5,
-                "refused": self.refused, "top1_ids": self.top1_ids}
+        out = {"pool": self.pool, "top1_accuracy": self.top1, "top5_relevance": self.relevance5,
+               "hit@5": self.hit5, "mean_top5_similarity": self.mean_sim5,
+               "refused": self.refused, "top1_ids": self.top1_ids}
+        if self.routes:
+            out["mean_scored"] = self.mean_scored
+            out["routes"] = self.routes
+        return out
 
 
 def _carries(memory: Memory, answer: Memory) -> bool:
@@ -214,10 +232,14 @@ def _carries(memory: Memory, answer: Memory) -> bool:
 
 
 def score_variant(pool: Sequence[Memory], vectors: np.ndarray, stream: Stream,
-                  qvecs: np.ndarray, config: Config, gate: bool, now: datetime) -> VariantScore:
-    """Top-1 accuracy, top-5 relevance, hit@5 and mean top-5 similarity of the questions."""
+                  qvecs: np.ndarray, config: Config, gate: bool, now: datetime,
+                  routing: Any = None) -> VariantScore:
+    """Top-1 accuracy, top-5 relevance, hit@5 and mean top-5 similarity of the questions
+    (searched with topic routing when ``routing``, the last run's tables, is given)."""
     rcfg = replace(config.retrieve, gate=gate, k=5)
-    retriever = Retriever(pool, vectors, config=rcfg, ttl_days=config.agents.ttl_days)
+    retriever = Retriever(pool, vectors, config=rcfg, ttl_days=config.agents.ttl_days,
+                          routing=routing)
+    routes: list[dict[str, Any]] = []
     by_id = {m.id: m for m in stream.memories}
     answers = [by_id[a] for a in stream.answers]
     top1 = rel = hit = 0
@@ -225,7 +247,9 @@ def score_variant(pool: Sequence[Memory], vectors: np.ndarray, stream: Stream,
     refused = 0
     ids: list[str] = []
     for q, qv, answer in zip(stream.questions, qvecs, answers):
-        got = retriever.search(q, query_vector=qv, now=now)
+        got = retriever.search(q, query_vector=qv, now=now, route=routing is not None)
+        if got.route is not None:
+            routes.append(got.route.to_dict())
         if got.refused:
             refused += 1
             ids.append("REFUSE")
@@ -238,7 +262,7 @@ def score_variant(pool: Sequence[Memory], vectors: np.ndarray, stream: Stream,
         sims.append(float(np.mean([r.similarity for r in got])))
     n = len(stream.questions)
     return VariantScore(retriever.pool_size, top1 / n, rel / (5 * n), hit / n,
-                        float(np.mean(sims)) if sims else float("nan"), refused, ids)
+                        float(np.mean(sims)) if sims else float("nan"), refused, ids, routes)
 
 
 @dataclass
@@ -247,9 +271,12 @@ class SizeResult:
     now: datetime
     scores: dict[str, VariantScore]
     actions: dict[str, int]
+    answers_active: int = -1  # answers still active (kept or carried by a merge)
+    cap: list[dict[str, Any]] = field(default_factory=list)  # what the cap archived
 
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.size, "now": self.now.isoformat(), "actions": self.actions,
+                "answers_active": self.answers_active, "cap": self.cap,
                 **{v: s.to_dict() for v, s in self.scores.items()}}
 
 
@@ -258,6 +285,7 @@ class StaleGrowthResult:
     name: str
     config_hash: str
     sizes: list[SizeResult]
+    max_active: int | None = None
 
     def holds(self) -> dict[str, bool]:
         """The claims: maintained top-1 >= unbounded at every size >= 100; >= 60% at 500."""
@@ -274,8 +302,26 @@ class StaleGrowthResult:
             at500[0].scores["maintained_gate"].top1 >= 0.6,
         }
 
+    def mechanism_claims(self) -> dict[str, bool]:
+        """Routing beats maintenance alone at 200 and 500 entries (top-1 and top-5 relevance,
+        strictly); with ``agents.max_active``, all ten answers are still active at 500."""
+        at500 = [s for s in self.sizes if s.size == 500]
+        mid = [s for s in self.sizes if s.size in (200, 500)]
+        out = {
+            "routed_top1_beats_maintained_at_200_500": bool(mid) and all(
+                s.scores["maintained_routed"].top1 > s.scores["maintained"].top1 for s in mid),
+            "routed_rel5_beats_maintained_at_200_500": bool(mid) and all(
+                s.scores["maintained_routed"].relevance5 > s.scores["maintained"].relevance5
+                for s in mid),
+        }
+        if self.max_active is not None:
+            out["cap_keeps_all_answers_at_500"] = bool(at500) and (
+                at500[0].answers_active == len(RELEVANT))
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "config_hash": self.config_hash, "claims": self.holds(),
+                "mechanism_claims": self.mechanism_claims(), "max_active": self.max_active,
                 "sizes": [s.to_dict() for s in self.sizes]}
 
 
@@ -297,19 +343,25 @@ class StaleGrowthReport:
                 rows.append([s.size, sc["maintained"].pool,
                              *(f"{100 * sc[v].top1:.0f}%" for v in VARIANTS),
                              *(sc[v].relevance5 for v in ("unbounded", "maintained",
-                                                          "maintained_gate")),
+                                                          "maintained_gate",
+                                                          "maintained_routed")),
+                             sc["maintained_routed"].mean_scored or 0.0, s.answers_active,
                              *(sc[v].mean_sim5 for v in ("unbounded", "maintained",
                                                          "maintained_gate")),
                              sc["maintained_gate"].refused])
             out.append(f"config: {r.name}")
             out.append(format_table(
                 ["entries", "active after maint.", "top-1 unbounded", "top-1 gate only",
-                 "top-1 maintained", "top-1 maint.+gate", "rel@5 unbounded",
-                 "rel@5 maintained", "rel@5 maint.+gate", "sim@5 unbounded",
+                 "top-1 maintained", "top-1 maint.+gate", "top-1 maint.+routing",
+                 "top-1 maint.+gate+routing", "rel@5 unbounded",
+                 "rel@5 maintained", "rel@5 maint.+gate", "rel@5 maint.+routing",
+                 "scored (routing)", "answers active", "sim@5 unbounded",
                  "sim@5 maintained", "sim@5 maint.+gate", "refused (m.+g.)"], rows))
             claims = r.holds()
             out.append("claims: " + ", ".join(f"{k} {'yes' if v else 'NO'}"
-                                              for k, v in claims.items()) + "\n")
+                                              for k, v in claims.items()))
+            out.append("routing and cap: " + ", ".join(
+                f"{k} {'yes' if v else 'NO'}" for k, v in r.mechanism_claims().items()) + "\n")
         return "\n".join(out).rstrip()
 
 
@@ -348,6 +400,7 @@ def run_stale_growth(configs: Sequence[tuple[str, Config]], cache: EvalCache,
                         actions[a] = actions.get(a, 0) + 1
                     all_vecs = cache.embed([m.text for m in everything], emb)
                     act_vecs = cache.embed([m.text for m in done.active], emb)
+                    routing = routing_from_report(done.report) or Routing()
                     scores = {
                         "unbounded": score_variant(everything, all_vecs, stream, qvecs, config,
                                                    False, now),
@@ -357,11 +410,21 @@ def run_stale_growth(configs: Sequence[tuple[str, Config]], cache: EvalCache,
                                                     config, False, now),
                         "maintained_gate": score_variant(done.active, act_vecs, stream, qvecs,
                                                          config, True, now),
+                        "maintained_routed": score_variant(done.active, act_vecs, stream,
+                                                           qvecs, config, False, now, routing),
+                        "maintained_gate_routed": score_variant(
+                            done.active, act_vecs, stream, qvecs, config, True, now, routing),
                     }
-                    per_size.append(SizeResult(size, now, scores, actions))
+                    by_id = {m.id: m for m in stream.memories}
+                    alive = sum(1 for a in stream.answers
+                                if any(_carries(m, by_id[a]) for m in done.active))
+                    primary = done.report.get("primary") or {}
+                    per_size.append(SizeResult(size, now, scores, actions, alive,
+                                               list(primary.get("cap") or [])))
                     log.info("stale-growth %s: %d entries, %d active; top-1 %s", name, size,
                              len(done.active), {k: round(v.top1, 2) for k, v in scores.items()})
             finally:
                 store.close()
-        results.append(StaleGrowthResult(name, config.hash(), per_size))
+        results.append(StaleGrowthResult(name, config.hash(), per_size,
+                                         config.agents.max_active))
     return StaleGrowthReport(results, seed)

@@ -410,13 +410,12 @@ def _evaluate(name: str, pool: _Pool, config: Config, agents_config: Config,
               executor: Any = None) -> tuple[ConfigOutcome, Any]:
     clustered = _cluster(pool, config, stages, prefix, executor)
     if agents_config.agents.regroup_noise:  # before every planner and the report's counts
-        from memmaint.clustering.regroup import regroup_noise, regroup_threshold
+        from memmaint.clustering.regroup import regroup_for_agents
 
         with stages(f"{prefix}cluster") as st:  # timed as clustering; detail: how many
             before = clustered.labels
-            clustered.labels = regroup_noise(before, pool.vectors,
-                                             regroup_threshold(agents_config.agents),
-                                             partitions=pool.by_namespace.values())
+            clustered.labels = regroup_for_agents(before, pool.vectors, agents_config.agents,
+                                                  partitions=pool.by_namespace.values())
             moved = int(np.count_nonzero(clustered.labels != before))
             st.detail["regrouped"] = int(st.detail.get("regrouped", 0)) + moved
     with stages(f"{prefix}plan") as st:

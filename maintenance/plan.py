@@ -15,11 +15,14 @@ and a reason a person can read:
 - :class:`Resolve` ``(kept_ids, superseded_ids)``: a conflict; the losers become
   ``superseded`` (pointing to ``kept_ids[0]``) with ``valid_until``; ``reason`` is the
   rationale.
+- :class:`Archive` ``(memory_id)``: the memory becomes ``archived`` to hold the namespace's
+  ``max_active`` cap (:mod:`memmaint.maintenance.cap`); ``memmaint undo`` restores it.
 
 Invariants (:func:`check_plan`, run again by ``apply_plan`` before anything is written):
 every memory of a cluster is the *subject* of exactly one action; pointers (``Supersede.new_id``,
 ``Resolve.kept_ids``) name a memory of the same cluster that stays active (a kept member or a
-memory the cluster's own merge creates); nothing names a memory outside its cluster or
+memory the cluster's own merge creates) or that the ``max_active`` cap archives (the newer
+statement is set aside, restorable, not contradicted); nothing names a memory outside its cluster or
 namespace. A plan serialises to versioned JSON that records the plan id, the hash of the agent
 config and each memory's version at planning time.
 """
@@ -162,9 +165,27 @@ class Resolve:
         return tuple(self.kept_ids)
 
 
-Action = Keep | Merge | Supersede | Evict | Resolve
+@dataclass(frozen=True)
+class Archive:
+    """The memory is set aside (status ``archived``) to hold the ``max_active`` cap."""
+
+    memory_id: str
+    agent: str
+    reason: str
+    type: ClassVar[str] = "archive"
+
+    @property
+    def subjects(self) -> tuple[str, ...]:
+        return (self.memory_id,)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return ()
+
+
+Action = Keep | Merge | Supersede | Evict | Resolve | Archive
 ACTION_TYPES: dict[str, type] = {
-    cls.type: cls for cls in (Keep, Merge, Supersede, Evict, Resolve)
+    cls.type: cls for cls in (Keep, Merge, Supersede, Evict, Resolve, Archive)
 }
 
 
@@ -240,7 +261,7 @@ class Plan:
             if isinstance(action, Merge):
                 counts["created"] += 1
         return {k: counts.get(k, 0) for k in ("keep", "merge", "supersede", "resolve",
-                                               "evict", "created")}
+                                               "evict", "archive", "created")}
 
     def decisions(self) -> dict[tuple[str, str], str]:
         """(namespace, memory id) -> action type, for every memory of the plan."""
@@ -448,6 +469,7 @@ def cluster_problems(cluster: ClusterPlan) -> list[str]:
     if twice:
         problems.append(f"{where}: memories decided more than once: {', '.join(twice)}")
     survivors = cluster.survivors()
+    survivors |= {a.memory_id for a in cluster.actions if isinstance(a, Archive)}
     for action in cluster.actions:
         if not isinstance(action, tuple(ACTION_TYPES.values())):
             continue

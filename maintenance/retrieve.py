@@ -30,6 +30,13 @@ step's number, so a log line explains why a memory was served:
 The top ``k`` by final score are served (ties broken by newer first, then id). After the
 agent has used an answer, :func:`record_feedback` writes the outcome on the memory's counters,
 which feeds step 3 and the maintenance agents' outcome rules.
+
+**Topic routing** (``route=True`` or ``config.route``, with ``routing`` =
+:func:`memmaint.maintenance.routing.latest_routing` of the store): before step 1, only the
+memories of the ``route_clusters`` cluster centroids nearest the query (plus near-ties within
+``route_margin``) and the memories no cluster holds (written since the last run) are scored;
+the whole pool is scored when fewer than ``route_min_candidates`` would be. The clusters are
+the last maintenance run's, never ground-truth labels; ``Retrieval.route`` says what was done.
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ from memmaint.maintenance.freshness import (
     verdict,
 )
 from memmaint.maintenance.records import Memory, to_utc, utcnow
+from memmaint.maintenance.routing import RouteDecision, Router, Routing
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +141,7 @@ class Retrieval(Sequence[Result]):
     results: tuple[Result, ...]
     blocked: tuple[Result, ...] = ()
     reason: str = ""
+    route: RouteDecision | None = None
 
     @property
     def refused(self) -> bool:
@@ -160,6 +169,8 @@ class Retrieval(Sequence[Result]):
     def explain(self) -> str:
         """Several lines: the decision, then every served and blocked result."""
         lines = [f"{self.decision}: {self.reason}"]
+        if self.route is not None:
+            lines.append("  " + self.route.describe())
         lines += ["  " + r.explain() for r in self.results]
         lines += ["  dropped " + r.explain() for r in self.blocked]
         return "\n".join(lines)
@@ -167,7 +178,8 @@ class Retrieval(Sequence[Result]):
     def to_dict(self) -> dict[str, Any]:
         return {"query": self.query, "decision": self.decision, "reason": self.reason,
                 "results": [r.to_dict() for r in self.results],
-                "blocked": [r.to_dict() for r in self.blocked]}
+                "blocked": [r.to_dict() for r in self.blocked],
+                "route": None if self.route is None else self.route.to_dict()}
 
 
 def outcome_weight(uses: int, config: RetrieveConfig) -> float:
@@ -200,6 +212,7 @@ class Retriever:
         config: a ``RetrieveConfig`` or a whole ``Config`` (whose ``agents.ttl_days`` then
             gives the TTL table).
         ttl_days: kind -> TTL in days; overrides the config's table.
+        routing: the last maintenance run's routing tables, needed to search with routing.
     """
 
     memories: Sequence[Memory]
@@ -207,9 +220,11 @@ class Retriever:
     embedder: Any = None
     config: Config | RetrieveConfig | None = None
     ttl_days: Mapping[str, float] | None = None
+    routing: Routing | None = None
     _active: list[Memory] = field(init=False, repr=False)
     _vectors: np.ndarray = field(init=False, repr=False)
     _bm25: BM25 | None = field(init=False, repr=False)
+    _router: Router | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self.retrieve_config, self.ttl_table = _configs(self.config, self.ttl_days)
@@ -239,8 +254,12 @@ class Retriever:
         return np.asarray(self.embedder.embed(list(queries)), dtype=np.float64)
 
     def search(self, query: str, *, query_vector: Any = None, now: datetime | None = None,
-               k: int | None = None) -> Retrieval:
-        """Score the pool against ``query`` and serve the top ``k`` (default ``config.k``)."""
+               k: int | None = None, route: bool | None = None) -> Retrieval:
+        """Score the pool against ``query`` and serve the top ``k`` (default ``config.k``).
+
+        ``route`` (default ``config.route``) scores only the clusters nearest the query (see
+        the module docstring); it needs ``routing``.
+        """
         cfg = self.retrieve_config
         k = cfg.k if k is None else int(k)
         if k < 1:
@@ -254,17 +273,34 @@ class Retriever:
                              f"{self._vectors.shape[1]}")
         if not np.all(np.isfinite(q)):
             raise InputError("query vector contains NaN or infinite values")
+        rows, routed = self._route(q, route)
+        idx = np.arange(len(self._active)) if rows is None else rows
         norm = float(np.linalg.norm(q))
-        sims = self._vectors @ (q / norm if norm > 0 else q)
-        lex = np.zeros(len(self._active))
-        if self._bm25 is not None and len(self._active):
-            raw = self._bm25.scores(query)
+        vecs = self._vectors if rows is None else self._vectors[rows]
+        sims = vecs @ (q / norm if norm > 0 else q)
+        lex = np.zeros(len(idx))
+        if self._bm25 is not None and len(idx):
+            raw = self._bm25.scores(query)[idx]
             top = float(raw.max())
             if top > 0:
                 lex = cfg.lexical_cap * raw / top
-        results = [self._score(i, float(sims[i]), float(lex[i]), now)
-                   for i in range(len(self._active))]
-        return self._decide(query, results, k)
+        results = [self._score(int(i), float(sims[j]), float(lex[j]), now)
+                   for j, i in enumerate(idx)]
+        return self._decide(query, results, k, routed)
+
+    def _route(self, q: np.ndarray, route: bool | None) -> tuple[np.ndarray | None,
+                                                                RouteDecision | None]:
+        cfg = self.retrieve_config
+        if not (cfg.route if route is None else route):
+            return None, None
+        if self.routing is None:
+            raise InputError("routing needs the last maintenance run's routing table: pass "
+                             "routing=latest_routing(store)")
+        if self._router is None:
+            self._router = Router(self.routing, self._active,
+                                  getattr(self.embedder, "model_id", None))
+        return self._router.candidates(q, cfg.route_clusters, cfg.route_margin,
+                                       cfg.route_min_candidates)
 
     def _score(self, i: int, sim: float, lex: float, now: datetime) -> Result:
         cfg = self.retrieve_config
@@ -282,7 +318,8 @@ class Retriever:
             score *= f / FRESH_AT
         return Result(mem, sim, lex, f, v, out_lo, w, score, sim >= cfg.similarity_floor)
 
-    def _decide(self, query: str, results: list[Result], k: int) -> Retrieval:
+    def _decide(self, query: str, results: list[Result], k: int,
+                routed: RouteDecision | None = None) -> Retrieval:
         cfg = self.retrieve_config
 
         def order(r: Result) -> tuple:
@@ -296,14 +333,14 @@ class Retriever:
             if not any(r.relevant and r.verdict == FRESH for r in results):
                 why = self._refusal_reason(results, blocked)
                 dropped = [r for r in blocked + results if r.relevant][:k]
-                out = Retrieval(query, REFUSE, (), tuple(dropped), why)
+                out = Retrieval(query, REFUSE, (), tuple(dropped), why, routed)
                 log.info("retrieve %r: %s", query[:80], why)
                 return out
         served = tuple(_ranked(r, n) for n, r in enumerate(results[:k], start=1))
         relevant_blocked = tuple(r for r in blocked if r.relevant)[:k]
         why = (f"{len(served)} of {len(self._active)} active memories served"
                + (f"; {len(blocked)} blocked as expired" if blocked else ""))
-        out = Retrieval(query, SERVE, served, relevant_blocked, why)
+        out = Retrieval(query, SERVE, served, relevant_blocked, why, routed)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("retrieve %r: %s", query[:80], out.explain())
         return out
@@ -328,7 +365,8 @@ def _ranked(r: Result, rank: int) -> Result:
 def retrieve(query: str, memories: Sequence[Memory], embeddings: Any, embedder: Any = None,
              config: Config | RetrieveConfig | None = None, now: datetime | None = None,
              ttl_days: Mapping[str, float] | None = None, *, query_vector: Any = None,
-             k: int | None = None) -> Retrieval:
+             k: int | None = None, route: bool | None = None,
+             routing: Routing | None = None) -> Retrieval:
     """Retrieve the best active memories for ``query`` (see the module docstring).
 
     Args:
@@ -342,12 +380,14 @@ def retrieve(query: str, memories: Sequence[Memory], embeddings: Any, embedder: 
             agents' defaults).
         query_vector: the query's embedding, if already computed.
         k: how many to serve (default ``config.k``).
+        route: score only the clusters nearest the query (default ``config.route``).
+        routing: the routing tables (``latest_routing(store)``), needed when routing.
 
     Returns a :class:`Retrieval`: a sequence of :class:`Result` (best first) with ``decision``
     ``SERVE`` or ``REFUSE``. For many queries over one pool build a :class:`Retriever` once.
     """
-    retriever = Retriever(memories, embeddings, embedder, config, ttl_days)
-    return retriever.search(query, query_vector=query_vector, now=now, k=k)
+    retriever = Retriever(memories, embeddings, embedder, config, ttl_days, routing)
+    return retriever.search(query, query_vector=query_vector, now=now, k=k, route=route)
 
 
 def record_feedback(store: Any, result: Result | Memory, success: bool | None) -> Memory:
