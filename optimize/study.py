@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import warnings
 from collections.abc import Sequence
@@ -78,6 +79,8 @@ def make_storage(url: str | None) -> Any:
         if path and path != ":memory:" and not Path(path).parent.exists():
             raise UserError(f"cannot open study storage {url}: folder "
                             f"{Path(path).parent} does not exist")
+        if path and path != ":memory:":
+            _use_wal(path)
         last: Exception | None = None
         connect_args = {"timeout": 60} if url.startswith("sqlite:") else {}
         for attempt in range(10):
@@ -92,6 +95,18 @@ def make_storage(url: str | None) -> Any:
         return optuna.storages.get_storage(url)
     except (ValueError, ImportError, SQLAlchemyError) as exc:
         raise UserError(f"cannot open study storage {url}: {exc}") from None
+
+
+def _use_wal(path: str) -> None:
+    """Put a SQLite study file in WAL mode (it persists in the file): readers, such as a
+    dashboard or a second worker loading the study, then never block a trial's commit."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(path, timeout=60) as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.Error as exc:
+        raise UserError(f"cannot open study storage {path}: {exc}") from None
 
 
 def sqlalchemy_pg_url(url: str) -> str:
@@ -156,24 +171,92 @@ class RunOutcome:
     interrupted: bool
 
 
+class _GracefulInterrupt:
+    """Turn the first Ctrl-C into a clean stop that never leaves a trial RUNNING.
+
+    A bare KeyboardInterrupt can land while Optuna is sampling or writing to the storage,
+    after a trial row was created but before its state is set; that trial would stay
+    RUNNING for ever. The first SIGINT therefore only raises inside the objective (Optuna
+    records that trial as FAIL) and otherwise sets a flag that the objective and the
+    per-trial callback act on at the next safe point. A second Ctrl-C interrupts at once.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._inside_objective = 0
+        self._previous: Any = None
+        self._installed = False
+
+    def install(self) -> None:
+        import signal
+
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.getsignal(signal.SIGINT)
+            if self._previous is signal.default_int_handler:
+                signal.signal(signal.SIGINT, self._handle)
+                self._installed = True
+
+    def restore(self) -> None:
+        import signal
+
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        import signal
+
+        already = self.requested
+        self.requested = True
+        signal.signal(signal.SIGINT, self._previous)  # a second Ctrl-C is a hard stop
+        self._installed = False
+        if already or self._inside_objective:
+            raise KeyboardInterrupt
+
+    def wrap(self, objective: Any) -> Any:
+        def guarded(trial: Any) -> Any:
+            if self.requested:
+                raise KeyboardInterrupt  # asked to stop while this trial was being sampled
+            # the handler runs on the main thread: only an objective running there may be
+            # interrupted (with n_jobs > 1 worker threads finish their trial)
+            on_main = threading.current_thread() is threading.main_thread()
+            self._inside_objective += on_main
+            try:
+                return objective(trial)
+            finally:
+                self._inside_objective -= on_main
+        return guarded
+
+    def callback(self, study: Any, _trial: Any) -> None:
+        if self.requested:
+            study.stop()
+
+
 def run_study(study: Any, objective: Objective, *, n_trials: int | None,
               timeout: float | None = None, n_jobs: int = 1,
               show_progress_bar: bool = False) -> RunOutcome:
-    """Run trials; Ctrl-C stops early and keeps every finished trial in the storage."""
+    """Run trials; Ctrl-C stops early, keeps every finished trial in the storage and leaves
+    no trial of this process in the RUNNING state."""
     import optuna
 
     finished: list[int] = []
     start = time.perf_counter()
     interrupted = False
+    guard = _GracefulInterrupt()
+    guard.install()
     try:
         if n_trials != 0:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-                study.optimize(objective, n_trials=n_trials, timeout=timeout, n_jobs=n_jobs,
-                               show_progress_bar=show_progress_bar, gc_after_trial=False,
-                               callbacks=[lambda _s, t: finished.append(t.number)])
+                study.optimize(
+                    guard.wrap(objective), n_trials=n_trials, timeout=timeout,
+                    n_jobs=n_jobs, show_progress_bar=show_progress_bar, gc_after_trial=False,
+                    callbacks=[lambda _s, t: finished.append(t.number), guard.callback])
+        interrupted = guard.requested
     except KeyboardInterrupt:
         interrupted = True
+    finally:
+        guard.restore()
+    if interrupted:
         log.warning("interrupted: finished trials are kept in the study")
     seconds = time.perf_counter() - start
     ev = objective.evaluator

@@ -24,6 +24,7 @@ from memmaint.optimize.pools import (
     load_pools,
     read_pools,
 )
+from memmaint.optimize.study import make_storage
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FAST = ["--fix", "reduction.method=pca", "--fix", "clustering.algorithm=hdbscan",
@@ -204,8 +205,8 @@ def test_ctrl_c_keeps_finished_trials_and_still_reports(tmp_path, pools):
         done = 0
         while done < 3 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.5)
-            try:
-                study = optuna.load_study(study_name="int", storage=db)
+            try:  # make_storage retries while the worker is still creating the tables
+                study = optuna.load_study(study_name="int", storage=make_storage(db))
             except KeyError:  # not created yet
                 continue
             done = sum(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)

@@ -241,6 +241,56 @@ def test_resuming_with_other_settings_is_refused(tmp_path):
                    storage=url, study_name="s")
 
 
+@pytest.mark.parametrize("where", ["sampling", "objective", "storage_write"])
+def test_ctrl_c_anywhere_in_a_trial_leaves_no_trial_running(tmp_path, where):
+    import os
+    import signal
+
+    pools = [blobs("a", 1), blobs("b", 2)]
+    space = default_space().fix_many(FAST)
+    settings_ = StudySettings(space=space, floor=0.25, floor_on="mean", weighted=False,
+                              train_pools=pool_keys(pools))
+    study = open_study(settings_, storage=f"sqlite:///{tmp_path / 's.db'}", seed=0,
+                       n_startup_trials=2)
+    objective = Objective(Evaluator(pools), space, floor=0.25)
+    calls = {"n": 0}
+
+    def interrupt_on_third() -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    if where == "sampling":  # the trial row exists; Optuna samples the relative params
+        original = study.sampler.sample_relative
+
+        def sample_relative(*args, **kwargs):
+            interrupt_on_third()
+            return original(*args, **kwargs)
+        study.sampler.sample_relative = sample_relative
+    elif where == "objective":
+        inner = objective.evaluator.evaluate
+
+        def evaluate(*args, **kwargs):
+            interrupt_on_third()
+            return inner(*args, **kwargs)
+        objective.evaluator.evaluate = evaluate
+    else:  # while Optuna writes a finished trial's state
+        storage = study._storage
+        original_write = storage.set_trial_state_values
+
+        def set_trial_state_values(*args, **kwargs):
+            interrupt_on_third()
+            return original_write(*args, **kwargs)
+        storage.set_trial_state_values = set_trial_state_values
+    outcome = run_study(study, objective, n_trials=50)
+    assert outcome.interrupted
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    states = [t.state for t in study.get_trials()]
+    assert len(states) < 50
+    assert optuna.trial.TrialState.RUNNING not in states
+    assert states.count(optuna.trial.TrialState.COMPLETE) >= 1
+
+
 def test_labelled_pool_checks_its_inputs():
     with pytest.raises(InputError, match="do not line up"):
         labelled_pool("x", np.zeros((3, 2)), [0, 1])
