@@ -83,8 +83,8 @@ class MiniLMEmbedder:
 
     Args:
         batch_size: at most this many texts per onnxruntime call. Within one :meth:`embed`
-            call texts are sorted by length before batching (less padding) and returned in
-            input order.
+            call texts are sorted by length and cut into the runs that need the fewest
+            padded tokens (:func:`split_batches`); vectors come back in input order.
         threads: onnxruntime intra-op threads (default: the CPUs this process may use).
         max_batch_tokens: at most this many padded tokens per onnxruntime call, so a few long
             texts do not pad a whole batch of short ones to 256 tokens.
@@ -194,19 +194,40 @@ class MiniLMEmbedder:
         return out
 
 
-def split_batches(sorted_lengths: np.ndarray, batch_size: int, max_tokens: int) -> list[slice]:
-    """Consecutive slices over ascending lengths, each of at most ``batch_size`` texts and at
-    most ``max_tokens`` padded tokens (a text longer than that alone still gets a batch)."""
+#: What one onnxruntime call costs beyond its padded tokens, in tokens (measured: about 3 ms
+#: per call against about 0.16 ms per token of a batch on 2 cores).
+CALL_OVERHEAD_TOKENS = 16
+
+
+def split_batches(sorted_lengths: np.ndarray, batch_size: int, max_tokens: int,
+                  overhead_tokens: int = CALL_OVERHEAD_TOKENS) -> list[slice]:
+    """Consecutive slices over ascending lengths that minimise the padded tokens run, plus
+    ``overhead_tokens`` per call: each slice of at most ``batch_size`` texts and at most
+    ``max_tokens`` padded tokens (a text longer than that alone still gets a slice).
+
+    The model's cost is per padded token, so one long text should not pad 63 short ones:
+    a dynamic programme over the cut points (O(n * batch_size)) finds the cheapest split.
+    """
+    lengths = np.asarray(sorted_lengths, dtype=np.int64)
+    n = len(lengths)
+    cost = np.full(n + 1, np.inf)
+    cost[0] = 0.0
+    start_of = np.zeros(n + 1, dtype=np.int64)
+    for stop in range(1, n + 1):
+        first = max(0, stop - batch_size)
+        count = stop - np.arange(first, stop)
+        padded = count * lengths[stop - 1]
+        total = cost[first:stop] + padded + overhead_tokens
+        total[(count > 1) & (padded > max_tokens)] = np.inf
+        best = int(np.argmin(total))  # ties: the earliest start, i.e. the larger batch
+        cost[stop] = total[best]
+        start_of[stop] = first + best
     out = []
-    start, n = 0, len(sorted_lengths)
-    while start < n:
-        stop = start + 1
-        while (stop < n and stop - start < batch_size
-               and (stop - start + 1) * int(sorted_lengths[stop]) <= max_tokens):
-            stop += 1
-        out.append(slice(start, stop))
-        start = stop
-    return out
+    stop = n
+    while stop > 0:
+        out.append(slice(int(start_of[stop]), stop))
+        stop = int(start_of[stop])
+    return out[::-1]
 
 
 def _mean_pool_normalise(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -273,6 +273,48 @@ def test_split_batches_covers_everything_within_limits(lengths, batch_size, max_
         assert n == 1 or n * lengths[p.stop - 1] <= max_tokens
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 40), max_size=9), st.integers(1, 5), st.integers(1, 120),
+       st.integers(0, 30))
+def test_split_batches_is_the_cheapest_split(lengths, batch_size, max_tokens, overhead):
+    """Against every way of cutting the sorted lengths into consecutive runs."""
+    from itertools import combinations, pairwise
+
+    from memmaint.maintenance.onnx_minilm import split_batches
+
+    lengths = np.sort(np.asarray(lengths, dtype=np.int64))
+    n = len(lengths)
+
+    def cost(parts):
+        total = 0
+        for a, b in parts:
+            count, width = b - a, int(lengths[b - 1])
+            if count > batch_size or (count > 1 and count * width > max_tokens):
+                return None
+            total += count * width + overhead
+        return total
+
+    feasible = []
+    for k in range(n):
+        for cuts in combinations(range(1, n), k):
+            bounds = (0, *cuts, n)
+            c = cost(list(pairwise(bounds)))
+            if c is not None:
+                feasible.append(c)
+    got = cost([(p.start, p.stop) for p in split_batches(lengths, batch_size, max_tokens,
+                                                          overhead)])
+    assert got is not None
+    assert got == (min(feasible) if n else 0)
+
+
+def test_split_batches_does_not_pad_short_texts_to_a_long_one():
+    from memmaint.maintenance.onnx_minilm import split_batches
+
+    lengths = np.array([10] * 63 + [200])
+    parts = split_batches(lengths, 64, 1 << 20)
+    assert [(p.start, p.stop) for p in parts] == [(0, 63), (63, 64)]
+
+
 def test_minilm_rejects_a_model_file_with_the_wrong_sha256(tmp_path):
     from memmaint.maintenance.onnx_minilm import MODEL_SHA256, MiniLMEmbedder
 
