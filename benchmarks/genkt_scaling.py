@@ -31,15 +31,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def make_pool(n: int, D: int, seed: int = 0, emb_dim: int = 384, with_embeddings=True,
-              overlap: bool = False):
+              overlap: bool = False, uniform: bool = False):
     """(X z-scored (n, D), unit embeddings (n, emb_dim) or None, weights (n,)).
 
     Topics nest in super-topics (related subjects: embeddings with cosine ~0.5 between
     sibling topics, ~0 across super-topics). The low-dimensional coordinates keep super-topics
     apart and siblings near, as a good reduction does; ``overlap=True`` scatters topics at
     random instead (a reduction that mixes unrelated subjects: the cosine cut's worst case).
+    ``uniform=True``: uniform points, no topics (the easy case for FastJet's tiles).
     """
     rng = np.random.default_rng(seed)
+    if uniform:
+        X = rng.uniform(-1.0, 1.0, size=(n, D))
+        E = rng.normal(size=(n, emb_dim)) if with_embeddings else None
+        if E is not None:
+            E /= np.linalg.norm(E, axis=1, keepdims=True)
+        return (X - X.mean(0)) / X.std(0), E, rng.lognormal(0.0, 1.0, n)
     K = max(8, min(2000, n // 100))
     S = max(4, K // 25)
     sup = rng.integers(0, S, K)
@@ -117,12 +124,13 @@ def timed(fn):
     return out, time.process_time() - c0, time.perf_counter() - t0
 
 
-def run_group(n, D, ps, radii, ref_max_n, fastjet_max_n, cos_max_n):
+def run_group(n, D, ps, radii, ref_max_n, fastjet_max_n, cos_max_n, overlap, uniform):
     """Child process: every (p, R) for one (n, D); returns a list of result rows."""
     sys.path.insert(0, ROOT)
     from memmaint.clustering.genkt import GenKTDefinition, genkt_cluster
 
-    X, E, w = make_pool(n, D, with_embeddings=n <= cos_max_n)
+    X, E, w = make_pool(n, D, with_embeddings=n <= cos_max_n, overlap=overlap,
+                        uniform=uniform)
     warm = make_pool(64, D, seed=1)
     for emb in (None, warm[1]):
         genkt_cluster(warm[0], emb, warm[2], GenKTDefinition(cos_cut=0.26, R=2.0))
@@ -193,6 +201,10 @@ def main(argv=None):
     ap.add_argument("--high-dim-max-n", type=int, default=10000,
                     help="largest N in 384-d (the nn strategy is O(N^2) there)")
     ap.add_argument("--big-dims", default="2,3", help="dimensions that run N >= 1M")
+    ap.add_argument("--overlap", action="store_true",
+                    help="topics scattered at random in the reduced space (cosine cut stress)")
+    ap.add_argument("--uniform", action="store_true",
+                    help="uniform points without topics (FastJet's easy case)")
     ap.add_argument("--json", help="also write the rows to this file")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -206,7 +218,8 @@ def main(argv=None):
     radii = [float(r) for r in a.radii.split(",")]
     big = {int(d) for d in a.big_dims.split(",")}
     print(f"# genkt_scaling: sizes={sizes} dims={a.dims} p={ps} R={radii} "
-          f"(CPU seconds; load average {os.getloadavg()[0]:.1f})", flush=True)
+          f"overlap={a.overlap} uniform={a.uniform} (CPU seconds; load average {os.getloadavg()[0]:.1f})",
+          flush=True)
     print(HEAD)
     print("|" + "---:|" * (HEAD.count("|") - 1))
     rows = []
@@ -215,7 +228,8 @@ def main(argv=None):
             if (D > 5 and n > a.high_dim_max_n) or (n >= 1_000_000 and D not in big):
                 continue
             job = {"n": n, "D": D, "ps": ps, "radii": radii, "ref_max_n": a.ref_max_n,
-                   "fastjet_max_n": a.fastjet_max_n, "cos_max_n": a.cos_max_n}
+                   "fastjet_max_n": a.fastjet_max_n, "cos_max_n": a.cos_max_n,
+                   "overlap": a.overlap, "uniform": a.uniform}
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one",
                                   json.dumps(job)], capture_output=True, text=True,
                                  check=True).stdout

@@ -18,20 +18,29 @@ FastJet's nearest-neighbour heuristic: each slot caches its nearest *eligible* n
 ``(dist2, id)``; the minimal pair is always among these N candidates (proof in ``genkt``). A
 tournament tree holds the candidates' keys (minimum in O(1), update in O(log N)); back-pointer
 lists give the slots whose neighbour died; a reverse query from the new object finds the
-slots for which it is now the nearest.
+slots for which it is now the nearest (and the caches it enters).
 
 Two back ends answer the neighbour queries:
 
 * ``nn``: scans of the alive slots with partial-distance early exit (any dimension; in high
   dimension the first coordinates live in a contiguous copy and reject most pairs);
 * ``tree``: a bucket k-d tree with dynamic membership. Nodes keep alive counts, tight
-  bounding boxes of their alive points (so a region emptied by a growing cluster costs
-  nothing) and an upper bound on their points' reverse radii (for the reverse query). A
-  growing cluster sits in a hole whose rim is nearly equidistant from it, so a plain search
-  would scan the whole rim at every step; such objects keep a small list of their nearest
-  slots (``cache``) that answers while the triangle inequality, with a 1e-9 relative safety
-  margin, proves that no slot outside the list can be nearer.
-
+  bounding boxes of their alive points (a region emptied by a growing cluster costs nothing)
+  and an upper bound on their points' reverse radii (for the reverse query). Three devices
+  keep searches short, none of which changes a result:
+  - lazy searches: a search that has read its budget of points without meeting an eligible
+    one stops with "nothing eligible nearer than rho" and enters the tournament with the
+    lower bound wp_i rho^2 (sorted before real pairs of equal d_ij); it is resumed, with a
+    larger budget and without re-checking what is nearer than rho, only if that bound
+    becomes the smallest key. Objects with no partner (one-offs under a cosine cut) thus
+    wait until the pool around them has thinned;
+  - neighbour caches: a growing cluster sits in a hole whose rim is nearly equidistant
+    from it, so a plain search would read the whole rim at every step. A slot whose search
+    was expensive keeps its nearest slots that are not clearly ineligible; the list answers
+    while the triangle inequality (for positions and for embeddings, with a 1e-9 relative
+    safety margin) proves that no slot off the list can be nearer and eligible;
+  - candidates are checked for the cosine cut only when they beat the current best, in
+    order of distance, with a four-lane dot product.
 Bounding-box lower bounds are summed in the same order as distances, so rounding can never
 make a pruned point nearer than its box's bound.
 """
@@ -83,17 +92,23 @@ def dist2_thr(x, xh, h, i, j, thr):
     never changes.
     """
     s = 0.0
-    for k in range(h):
+    for k in range(h):  # no early exit in the prefix: branch-free is faster
         t = xh[i, k] - xh[j, k]
         s += t * t
-        if s > thr:
-            return s
+    if s > thr:
+        return s
     for k in range(h, x.shape[1]):
         t = x[i, k] - x[j, k]
         s += t * t
         if s > thr:
             return s
     return s
+
+
+@njit(**_JIT)
+def copy_row(a, dst, b, src):
+    for k in range(a.shape[1]):
+        a[dst, k] = b[src, k]
 
 
 @njit(**_JIT)
@@ -118,8 +133,45 @@ def dot(e, i, j):
 
 
 @njit(**_JIT)
-def eligible(e, use_cos, cos_cut, i, j):
-    return (not use_cos) or dot(e, i, j) >= cos_cut
+def quantise(ev, s):
+    """Row s's int8 sketch: codes round(127 e / max|e|) and the scale max|e| / 127."""
+    e, q, qs = ev
+    m = 0.0
+    for k in range(e.shape[1]):
+        m = max(m, abs(e[s, k]))
+    qs[s] = m / 127.0
+    for k in range(e.shape[1]):
+        q[s, k] = np.int8(round(e[s, k] / m * 127.0)) if m > 0 else np.int8(0)
+
+
+@njit(**_JIT)
+def cos_bounds(ev, i, j):
+    """(lower, upper) bounds on the cosine from the int8 sketches. Each code is within half a
+    step (m/254) of its value, so |e_i.e_j - sketch| <= (m_i + m_j) sqrt(E) / 254
+    + m_i m_j E / 254^2 for unit vectors (Cauchy-Schwarz), padded for rounding."""
+    q, qs = ev[1], ev[2]
+    E = q.shape[1]
+    acc = 0
+    for k in range(E):
+        acc += np.int32(q[i, k]) * np.int32(q[j, k])
+    mi = qs[i] * 127.0
+    mj = qs[j] * 127.0
+    approx = acc * qs[i] * qs[j]
+    err = ((mi + mj) * math.sqrt(E) / 254.0 + mi * mj * E / 64516.0) * (1.0 + 1e-6) + 1e-9
+    return approx - err, approx + err
+
+
+@njit(**_JIT)
+def eligible(ev, use_cos, cos_cut, i, j):
+    """cos(e_i, e_j) >= cos_cut, the canonical dot product deciding only near the cut."""
+    if not use_cos:
+        return True
+    lo, hi = cos_bounds(ev, i, j)
+    if hi < cos_cut:
+        return False
+    if lo >= cos_cut:
+        return True
+    return dot(ev[0], i, j) >= cos_cut
 
 
 @njit(**_JIT)
@@ -239,25 +291,25 @@ def set_nn(i, j, d2, I, F):
 
 
 @njit(**_JIT)
-def accept(x, xh, h, e, use_cos, cos_cut, I, i, j, best_oid, bd, skip2):
+def accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2):
     """dist2 of j if it beats the current best (bd, best_oid; -1: none) as i's neighbour,
     else -1. Nearer than sqrt(skip2) nothing is eligible (known already)."""
     d2 = dist2_thr(x, xh, h, i, j, bd)
     better = (d2 < bd or (d2 == bd and I[j, OID] < best_oid)) and d2 >= skip2
-    return d2 if better and eligible(e, use_cos, cos_cut, i, j) else -1.0
+    return d2 if better and eligible(ev, use_cos, cos_cut, i, j) else -1.0
 
 
 # ---------------------------------------------------------------- brute-force back end
 
 @njit(**_JIT)
-def brute_nn(i, x, xh, h, e, use_cos, cos_cut, R2, I, alist, na):
+def brute_nn(i, x, xh, h, ev, use_cos, cos_cut, R2, I, alist, na):
     best = I[i, NN] * 0 - 1  # an int64 variable, not a literal: one compiled signature
     best_oid = best
     bd = R2
     for a in range(na):
         j = alist[a]
         if j != i:
-            d2 = accept(x, xh, h, e, use_cos, cos_cut, I, i, j, best_oid, bd, -1.0)
+            d2 = accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, -1.0)
             if d2 >= 0.0:
                 best = j
                 best_oid = I[j, OID]
@@ -266,18 +318,19 @@ def brute_nn(i, x, xh, h, e, use_cos, cos_cut, R2, I, alist, na):
 
 
 @njit(**_JIT)
-def brute_init(x, xh, h, e, use_cos, cos_cut, R2, I, best, bd):
+def brute_init(x, xh, h, ev, use_cos, cos_cut, R2, I, best, bd):
     """Every slot's nearest eligible neighbour, visiting each pair once."""
     n = x.shape[0]
-    best[:] = -1
-    bd[:] = R2
+    for i in range(n):
+        best[i] = -1
+        bd[i] = R2
     for i in range(n):
         for j in range(i + 1, n):
             thr = max(bd[i], bd[j])
             d2 = dist2_thr(x, xh, h, i, j, thr)
             ci = d2 < bd[i] or (d2 == bd[i] and best[i] >= 0 and I[j, OID] < I[best[i], OID])
             cj = d2 < bd[j] or (d2 == bd[j] and best[j] >= 0 and I[i, OID] < I[best[j], OID])
-            if (ci or cj) and eligible(e, use_cos, cos_cut, i, j):
+            if (ci or cj) and eligible(ev, use_cos, cos_cut, i, j):
                 if ci:
                     best[i] = j
                     bd[i] = d2
@@ -287,13 +340,13 @@ def brute_init(x, xh, h, e, use_cos, cos_cut, R2, I, best, bd):
 
 
 @njit(**_JIT)
-def brute_reverse(k, x, xh, h, e, use_cos, cos_cut, I, F, tk, ti, size, alist, na):
+def brute_reverse(k, x, xh, h, ev, use_cos, cos_cut, I, F, tk, ti, size, alist, na):
     for a in range(na):
         r = alist[a]
         if r != k:
             thr = F[r, NND2]
             d2 = dist2_thr(x, xh, h, r, k, thr)
-            if d2 < thr and eligible(e, use_cos, cos_cut, r, k):
+            if d2 < thr and eligible(ev, use_cos, cos_cut, r, k):
                 set_nn(r, k, d2, I, F)
                 tour_update(tk, ti, size, r, I, F)
 
@@ -408,7 +461,7 @@ def tree_build(x, leaf_size, I):
         st[sp, 0], st[sp, 1], st[sp, 2], st[sp, 3] = left + 1, b, e, dep + 1
         st[sp + 1, 0], st[sp + 1, 1], st[sp + 1, 2], st[sp + 1, 3] = left, s, b, dep + 1
         sp += 2
-    return T, FN, B, nodes, depth, perm
+    return T[:nodes].copy(), FN[:nodes].copy(), B[:nodes].copy(), nodes, depth, perm
 
 
 @njit(**_JIT)
@@ -418,19 +471,19 @@ def permute_rows(a, perm):
     if m == 0:
         return
     done = np.zeros(n, dtype=np.bool_)
-    tmp = np.empty(m)
+    tmp = np.empty((1, m))
     for start in range(n):
         if done[start]:
             continue
-        tmp[:] = a[start]
+        copy_row(tmp, 0, a, start)
         j = start
         while True:
             done[j] = True
             src = perm[j]
             if src == start:
-                a[j] = tmp
+                copy_row(a, j, tmp, 0)
                 break
-            a[j] = a[src]
+            copy_row(a, j, a, src)
             j = src
 
 
@@ -468,8 +521,9 @@ def tree_delete(sl, x, I, T, B):
         T[nd, HEAD] = nx
     if nx >= 0:
         I[nx, LPREV] = pv
-    B[nd, :D] = INF
-    B[nd, D:] = -INF
+    for k in range(D):
+        B[nd, k] = INF
+        B[nd, D + k] = -INF
     j = T[nd, HEAD]
     while j >= 0:
         for k in range(D):
@@ -537,47 +591,83 @@ def _push2(st_nd, st_lb, sp, x, i, B, a, b):
 
 
 @njit(**_JIT)
-def tree_nn(i, x, e, use_cos, cos_cut, R2, I, T, B, st_nd, st_lb, budget, skip2):
+def _heap_push(hn, hl, size, nd, lb):
+    pos = size
+    while pos > 0:
+        par = (pos - 1) >> 1
+        if hl[par] <= lb:
+            break
+        hn[pos] = hn[par]
+        hl[pos] = hl[par]
+        pos = par
+    hn[pos] = nd
+    hl[pos] = lb
+    return size + 1
+
+
+@njit(**_JIT)
+def _heap_pop(hn, hl, size):
+    """Drop the top entry; returns the new size."""
+    size -= 1
+    nd = hn[size]
+    lb = hl[size]
+    pos = 0
+    while True:
+        c = 2 * pos + 1
+        if c >= size:
+            break
+        if c + 1 < size and hl[c + 1] < hl[c]:
+            c += 1
+        if hl[c] >= lb:
+            break
+        hn[pos] = hn[c]
+        hl[pos] = hl[c]
+        pos = c
+    if size > 0:
+        hn[pos] = nd
+        hl[pos] = lb
+    return size
+
+
+@njit(**_JIT)
+def tree_nn(i, x, ev, use_cos, cos_cut, R2, I, T, B, hn, hl, budget, skip2):
     """Nearest eligible neighbour of slot i by (dist2, id), and how many points it read.
 
-    With nothing eligible found after reading ``budget`` points it stops and returns
-    (LAZY, rho^2): nothing is eligible nearer than the unexplored cells. Points nearer than
-    sqrt(skip2) are known to be ineligible (a resumed lazy search) and are not checked.
+    Best-first: nodes come off a heap in order of their lower bound. With nothing eligible
+    found after reading ``budget`` points it stops and returns (LAZY, rho^2), rho^2 being
+    the smallest bound left: nothing nearer is eligible. Points nearer than sqrt(skip2) are
+    known to be ineligible (a resumed lazy search) and are not checked again.
     """
     best = I[i, NN] * 0 - 1
     best_oid = best
     bd = R2
     D = x.shape[1]
     scanned = 0
-    st_nd[0] = 0
-    st_lb[0] = 0.0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        nd = st_nd[sp]
-        lb = st_lb[sp]
-        if T[nd, CNT] == 0 or lb > bd or (best_oid < 0 and lb >= bd):
-            continue
+    size = _heap_push(hn, hl, 0, 0, 0.0)
+    while size > 0:
+        nd = hn[0]
+        if hl[0] > bd or (best_oid < 0 and hl[0] >= bd):
+            break
+        size = _heap_pop(hn, hl, size)
         if T[nd, LEFT] >= 0:
-            sp = _push2(st_nd, st_lb, sp, x, i, B, T[nd, LEFT], T[nd, RIGHT])
+            for c in range(T[nd, LEFT], T[nd, LEFT] + 2):  # siblings are adjacent
+                if T[c, CNT] > 0:
+                    lb = box_lb(x, i, B, c)
+                    if lb < bd or (lb == bd and best_oid >= 0):
+                        size = _heap_push(hn, hl, size, c, lb)
             continue
         j = T[nd, HEAD]
         while j >= 0:
             if j != i:
                 scanned += 1
-                d2 = accept(x, x, D, e, use_cos, cos_cut, I, i, j, best_oid, bd, skip2)
+                d2 = accept(x, x, D, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2)
                 if d2 >= 0.0:
                     best = j
                     best_oid = I[j, OID]
                     bd = d2
             j = I[j, LNEXT]
-        if best_oid < 0 and scanned >= budget:
-            rho2 = R2
-            for a in range(sp):
-                if T[st_nd[a], CNT] > 0:
-                    rho2 = min(rho2, st_lb[a])
-            if rho2 < R2:
-                return best * 0 + LAZY, rho2, scanned
+        if best_oid < 0 and scanned >= budget and size > 0 and hl[0] < R2:
+            return best * 0 + LAZY, hl[0], scanned
     return best, bd, scanned
 
 
@@ -613,7 +703,7 @@ def cache_add(c, k, CI, I, F):
 
 
 @njit(**_JIT)
-def tree_fill(i, c, x, e, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF, cd):
+def tree_fill(i, c, x, ev, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF, cd):
     """Cache c := the nearest alive slots to slot i within R2x that are not clearly
     ineligible (cosine >= cos_cut - COS_SLACK); the others seen nearer go into mc."""
     K = CI.shape[1] - 2
@@ -637,7 +727,7 @@ def tree_fill(i, c, x, e, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF, 
             if j != i:
                 d2 = dist2_thr(x, x, D, i, j, bound)
                 if d2 < bound and use_cos:
-                    cs = dot(e, i, j)
+                    cs = cos_bounds(ev, i, j)[1]  # an upper bound is all the promise needs
                     if cs < cos_cut - COS_SLACK:
                         mc = max(mc, cs)
                         d2 = INF
@@ -658,12 +748,13 @@ def tree_fill(i, c, x, e, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF, 
     CF[c, 1] = mc
     for k in range(D):
         CF[c, 2 + k] = x[i, k]
+    e = ev[0]
     for k in range(e.shape[1]):
         CF[c, 2 + D + k] = e[i, k]
 
 
 @njit(**_JIT)
-def cache_query(i, c, x, e, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
+def cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
     """(ok, neighbour, dist2) for slot i from its cache; ok is False when the cache cannot
     prove the answer. Also refreshes the owner's reverse radius."""
     D = x.shape[1]
@@ -676,6 +767,7 @@ def cache_query(i, c, x, e, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
     rr = (rc + delta) * (1.0 + EPS)
     F[i, CRR] = rr * rr * (1.0 + EPS)
     if use_cos:  # slots left off for their cosine must still be clearly ineligible
+        e = ev[0]
         de2 = 0.0
         for k in range(e.shape[1]):
             t = e[i, k] - CF[c, 2 + D + k]
@@ -699,7 +791,7 @@ def cache_query(i, c, x, e, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
                 b = a
         j = cj[b]
         d2 = cd[b]
-        if eligible(e, use_cos, cos_cut, i, j):
+        if eligible(ev, use_cos, cos_cut, i, j):
             return math.sqrt(d2) * (1.0 + EPS) < lim, j, d2
         m -= 1
         cd[b] = cd[m]
@@ -711,7 +803,7 @@ def cache_query(i, c, x, e, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
 
 
 @njit(**_JIT)
-def tree_forward(i, x, e, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb, CI, CF, clk, cd, cj,
+def tree_forward(i, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb, CI, CF, clk, cd, cj,
                  cache_scan, resume):
     """Nearest eligible neighbour of slot i: from its cache when that proves it, else by
     a tree search (after which a slot whose search was expensive gets a cache). ``resume``
@@ -723,7 +815,7 @@ def tree_forward(i, x, e, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb, CI, CF
         skip2 = F[i, NND2]
         c = -1
     elif c >= 0:
-        ok, b, bd = cache_query(i, c, x, e, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj)
+        ok, b, bd = cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj)
         if ok:
             return b, bd
     elif I[i, SCAN] > cache_scan and not resume:
@@ -733,20 +825,20 @@ def tree_forward(i, x, e, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb, CI, CF
         CI[c, 0] = i
         I[i, CID] = c
     if c >= 0 and not resume:
-        tree_fill(i, c, x, e, use_cos, cos_cut, R2 * FILL_EXT, I, T, B, st_nd, st_lb, CI, CF,
+        tree_fill(i, c, x, ev, use_cos, cos_cut, R2 * FILL_EXT, I, T, B, st_nd, st_lb, CI, CF,
                   cd)
-        ok, b, bd = cache_query(i, c, x, e, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj)
+        ok, b, bd = cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj)
         if ok:
             return b, bd
         cache_free(c, CI, I, F)
-    b, bd, scanned = tree_nn(i, x, e, use_cos, cos_cut, R2, I, T, B, st_nd, st_lb,
+    b, bd, scanned = tree_nn(i, x, ev, use_cos, cos_cut, R2, I, T, B, st_nd, st_lb,
                              I[i, BUDGET], skip2)
     I[i, SCAN] = scanned
     return b, bd
 
 
 @njit(**_JIT)
-def tree_reverse(k, x, e, use_cos, cos_cut, I, F, tk, ti, size, T, FN, B, st_nd, st_fl, CI):
+def tree_reverse(k, x, ev, use_cos, cos_cut, I, F, tk, ti, size, T, FN, B, st_nd, st_fl, CI):
     """Point every slot r with dist2(r, k) < its cached distance (and eligible) at k, and
     add k to the caches it enters. Tightens the bounds of visited nodes on the way up."""
     D = x.shape[1]
@@ -775,7 +867,7 @@ def tree_reverse(k, x, e, use_cos, cos_cut, I, F, tk, ti, size, T, FN, B, st_nd,
                 nn2 = F[r, NND2]
                 crr = F[r, CRR]
                 d2 = dist2_thr(x, x, D, r, k, max(nn2, crr))
-                if d2 < nn2 and eligible(e, use_cos, cos_cut, r, k):
+                if d2 < nn2 and eligible(ev, use_cos, cos_cut, r, k):
                     set_nn(r, k, d2, I, F)
                     tour_update(tk, ti, size, r, I, F)
                 if d2 < crr and I[r, CID] >= 0:
@@ -788,8 +880,9 @@ def tree_reverse(k, x, e, use_cos, cos_cut, I, F, tk, ti, size, T, FN, B, st_nd,
 # ---------------------------------------------------------------- the clustering loop
 
 @njit(**_JIT)
-def recombine(dst, sa, sb, x, xh, h, e, I, F, tmp, wta, twop, new_id):
+def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, wta, twop, new_id):
     """Write the merge of slots sa and sb into slot dst (one of them)."""
+    e = ev[0]
     wa = F[sa, W]
     wb = F[sb, W]
     wn = wa + wb
@@ -798,8 +891,8 @@ def recombine(dst, sa, sb, x, xh, h, e, I, F, tmp, wta, twop, new_id):
     E = e.shape[1]
     if wta:
         if heavy != dst:
-            x[dst] = x[heavy]
-            e[dst] = e[heavy]
+            copy_row(x, dst, x, heavy)
+            copy_row(e, dst, e, heavy)
     else:
         for k in range(D):
             x[dst, k] = (wa * x[sa, k] + wb * x[sb, k]) / wn
@@ -813,9 +906,11 @@ def recombine(dst, sa, sb, x, xh, h, e, I, F, tmp, wta, twop, new_id):
             for k in range(E):
                 e[dst, k] = tmp[k] / nrm
         elif heavy != dst:  # antipodal embeddings of equal weight: keep the heavier's
-            e[dst] = e[heavy]
+            copy_row(e, dst, e, heavy)
     for k in range(h):
         xh[dst, k] = x[dst, k]
+    if E > 0:
+        quantise(ev, dst)
     F[dst, W] = wn
     F[dst, WP] = wpow(wn, twop)
     I[dst, OID] = new_id
@@ -836,7 +931,12 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
     E = e.shape[1]
     leaf_size, head, cache_k, cache_cap = tune[0], tune[1], tune[2], tune[3]
     h = D if (use_tree or head >= D) else head
-    xh = x if h == D else np.ascontiguousarray(x[:, :h])
+    xh = x
+    if h < D:
+        xh = np.empty((n, h))
+        for s in range(n):
+            for k in range(h):
+                xh[s, k] = x[s, k]
     I = np.full((n, N_ICOLS), -1, dtype=np.int64)
     F = np.zeros((n, N_FCOLS))
     if use_tree:
@@ -864,6 +964,9 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
     tk = np.empty((2 * size, 2))
     ti = np.empty((2 * size, 3), dtype=np.int64)
     tmp = np.empty(E)
+    ev = (e, np.zeros((n, E), dtype=np.int8), np.zeros(n))  # embeddings and int8 sketches
+    for s in range(n if use_cos else 0):
+        quantise(ev, s)
     alist = np.arange(n)
     na = n
     m_max = n - 1 if max_steps < 0 else min(max_steps, n - 1)
@@ -872,11 +975,12 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
     hist_q = np.empty(m_max)
     hist_d2 = np.empty(m_max)
     L = np.empty(n, dtype=np.int64)
-    st_nd = np.empty(2 * depth + 8, dtype=np.int64)
-    st_lb = np.empty(2 * depth + 8)
+    st_nd = np.empty(nodes + 2 * depth + 8, dtype=np.int64)  # stacks, and the search heap
+    st_lb = np.empty(nodes + 2 * depth + 8)
     st_fl = np.empty(2 * depth + 8, dtype=np.int64)
     CI = np.full((ncache, 2 + cache_k), -1, dtype=np.int64)
-    CI[:, 1] = 0
+    for c in range(ncache):
+        CI[c, 1] = 0
     CF = np.zeros((ncache, 2 + D + E))
     clk = np.zeros(1, dtype=np.int64)
     cd = np.empty(cache_k)
@@ -885,7 +989,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
     # ---- initial neighbours
     if use_tree:
         for s in range(n):
-            b, bd, scanned = tree_nn(s, x, e, use_cos, cos_cut, R2, I, T, B, st_nd, st_lb,
+            b, bd, scanned = tree_nn(s, x, ev, use_cos, cos_cut, R2, I, T, B, st_nd, st_lb,
                                      I[s, BUDGET], -1.0)
             I[s, SCAN] = scanned
             set_nn(s, b, bd, I, F)
@@ -893,7 +997,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
     else:
         best = np.empty(n, dtype=np.int64)
         bdist = np.empty(n)
-        brute_init(x, xh, h, e, use_cos, cos_cut, R2, I, best, bdist)
+        brute_init(x, xh, h, ev, use_cos, cos_cut, R2, I, best, bdist)
         for s in range(n):
             set_nn(s, best[s], bdist[s], I, F)
     tour_build(tk, ti, size, I, F)
@@ -905,7 +1009,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
         if s < 0 or I[s, NN] == NONE:
             break
         if I[s, NN] == LAZY:  # its lower bound is the smallest key: search further
-            b, bd = tree_forward(s, x, e, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb,
+            b, bd = tree_forward(s, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb,
                                  CI, CF, clk, cd, cj, tune[4], True)
             set_nn(s, b, bd, I, F)
             bump_maxr(T, FN, I[s, LEAF], rev_radius(F, s))
@@ -946,16 +1050,16 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
                 alist[p] = last
                 I[last, APOS] = p
                 na -= 1
-        recombine(s, s, t, x, xh, h, e, I, F, tmp, wta, twop, n + step)
+        recombine(s, s, t, x, xh, h, ev, I, F, tmp, wta, twop, n + step)
         I[s, BUDGET] = tune[5]
         I[t, ALIVE] = 0
         tour_update(tk, ti, size, t, I, F)
         # the new object's neighbour, then its entry in the spatial structure
         if use_tree:
-            b, bd = tree_forward(s, x, e, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb,
+            b, bd = tree_forward(s, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb,
                                  CI, CF, clk, cd, cj, tune[4], False)
         else:
-            b, bd = brute_nn(s, x, xh, h, e, use_cos, cos_cut, R2, I, alist, na)
+            b, bd = brute_nn(s, x, xh, h, ev, use_cos, cos_cut, R2, I, alist, na)
         set_nn(s, b, bd, I, F)
         tour_update(tk, ti, size, s, I, F)
         if use_tree:
@@ -968,20 +1072,20 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
         # slots for which the new object is now the nearest; it also enters the caches
         # here, before any cache answers below (slots in L are recomputed afterwards anyway)
         if use_tree:
-            tree_reverse(s, x, e, use_cos, cos_cut, I, F, tk, ti, size, T, FN, B, st_nd,
+            tree_reverse(s, x, ev, use_cos, cos_cut, I, F, tk, ti, size, T, FN, B, st_nd,
                          st_fl, CI)
         else:
-            brute_reverse(s, x, xh, h, e, use_cos, cos_cut, I, F, tk, ti, size, alist, na)
+            brute_reverse(s, x, xh, h, ev, use_cos, cos_cut, I, F, tk, ti, size, alist, na)
         # slots that lost their neighbour
         for a in range(nL):
             r = L[a]
             if use_tree:
-                b, bd = tree_forward(r, x, e, use_cos, cos_cut, R2, I, F, T, B, st_nd,
+                b, bd = tree_forward(r, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd,
                                      st_lb, CI, CF, clk, cd, cj, tune[4], False)
                 set_nn(r, b, bd, I, F)
                 bump_maxr(T, FN, I[r, LEAF], rev_radius(F, r))
             else:
-                b, bd = brute_nn(r, x, xh, h, e, use_cos, cos_cut, R2, I, alist, na)
+                b, bd = brute_nn(r, x, xh, h, ev, use_cos, cos_cut, R2, I, alist, na)
                 set_nn(r, b, bd, I, F)
             tour_update(tk, ti, size, r, I, F)
 
@@ -996,7 +1100,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
         if I[s, ALIVE] == 1:
             fids[a] = I[s, OID]
             fw[a] = F[s, W]
-            fx[a] = x[s]
+            copy_row(fx, a, x, s)
             a += 1
     return hist_lo[:steps], hist_hi[:steps], hist_q[:steps], hist_d2[:steps], fids, fw, fx
 
@@ -1038,11 +1142,19 @@ def replay(x, e, w, lo, hi, m, wta, twop):
         F[s, W] = w[s]
         slot_of[s] = s
     tmp = np.empty(e.shape[1])
+    ev = (e, np.zeros((n, e.shape[1]), dtype=np.int8), np.zeros(n))
     for t in range(m):
         sa = slot_of[lo[t]]
         sb = slot_of[hi[t]]
-        recombine(sa, sa, sb, x, x, 0, e, I, F, tmp, wta, twop, n + t)
+        recombine(sa, sa, sb, x, x, 0, ev, I, F, tmp, wta, twop, n + t)
         I[sb, ALIVE] = 0
         slot_of[n + t] = sa
-    keep = np.flatnonzero(I[:, ALIVE] == 1)
-    return keep, F[:, W].copy()
+    keep = np.empty(n - m, dtype=np.int64)
+    ws = np.empty(n)
+    a = 0
+    for s in range(n):
+        ws[s] = F[s, W]
+        if I[s, ALIVE] == 1:
+            keep[a] = s
+            a += 1
+    return keep, ws

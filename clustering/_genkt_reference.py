@@ -2,8 +2,9 @@
 
 Deliberately obvious: full pairwise matrices over every object ever created, and each step
 picks the smallest key among all eligible live pairs with ``np.lexsort``. It follows the
-canonical arithmetic of ``_genkt_kernels`` (sequential sums over coordinates, the
-four-lane dot product, ``math.pow`` for the weight powers) so that every strategy must reproduce it bit for bit.
+canonical arithmetic of ``_genkt_kernels`` (sequential sums over coordinates, the four-lane
+dot product, ``math.pow`` for the weight powers), so every strategy must reproduce it bit
+for bit.
 """
 
 from __future__ import annotations
@@ -19,17 +20,20 @@ def _wpow(w: float, twop: float) -> float:
     return min(math.pow(w, twop), _DBL_MAX)
 
 
-def _seq_rowsum(m: np.ndarray) -> np.ndarray:
-    """Sum over the last axis in index order (numpy's own sum is pairwise)."""
-    acc = np.zeros(m.shape[:-1])
-    for k in range(m.shape[-1]):
-        acc = acc + m[..., k]
+def _d2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Squared distances between rows of a and b, coordinates summed in index order."""
+    acc = np.zeros((a.shape[0], b.shape[0]))
+    for k in range(a.shape[1]):
+        t = a[:, None, k] - b[None, :, k]
+        acc = acc + t * t
     return acc
 
 
-def _dot4(m: np.ndarray) -> np.ndarray:
+def _dot4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The kernels' dot product: lanes k % 4 summed in order, then (l0 + l1) + (l2 + l3)."""
-    lanes = [_seq_rowsum(m[..., lane::4]) for lane in range(4)]
+    lanes = [np.zeros((a.shape[0], b.shape[0])) for _ in range(4)]
+    for k in range(a.shape[1]):
+        lanes[k % 4] = lanes[k % 4] + a[:, None, k] * b[None, :, k]
     return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
 
 
@@ -49,8 +53,8 @@ def reference_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta):
     alive[:n] = True
     D2 = np.full((cap, cap), np.inf)
     COS = np.full((cap, cap), np.inf)
-    D2[:n, :n] = _seq_rowsum((x[:, None, :] - x[None, :, :]) ** 2)
-    COS[:n, :n] = _dot4(e[:, None, :] * e[None, :, :])
+    D2[:n, :n] = _d2(x, x)
+    COS[:n, :n] = _dot4(e, e)
     ids = np.arange(cap)
     out_lo, out_hi, out_q, out_d2 = [], [], [], []
     for step in range(n - 1):
@@ -79,14 +83,16 @@ def reference_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta):
         else:
             X[c] = (wa * X[a] + wb * X[b]) / (wa + wb)
             v = wa * Em[a] + wb * Em[b]
-            nrm2 = _seq_rowsum(v[None, :] * v[None, :])[0]
+            nrm2 = 0.0
+            for k in range(v.shape[0]):  # in order, as the kernel
+                nrm2 += v[k] * v[k]
             Em[c] = v / math.sqrt(nrm2) if nrm2 > 0 else Em[heavy]
         Wt[c] = wa + wb
         WP[c] = _wpow(Wt[c], twop)
         alive[a] = alive[b] = False
         live = np.flatnonzero(alive)
-        D2[c, live] = D2[live, c] = _seq_rowsum((X[live] - X[c]) ** 2)
-        COS[c, live] = COS[live, c] = _dot4(Em[live] * Em[c])
+        D2[c, live] = D2[live, c] = _d2(X[live], X[c:c + 1])[:, 0]
+        COS[c, live] = COS[live, c] = _dot4(Em[live], Em[c:c + 1])[:, 0]
         alive[c] = True
     fin = np.flatnonzero(alive)
     return (np.array(out_lo, dtype=np.int64), np.array(out_hi, dtype=np.int64),

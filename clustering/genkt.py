@@ -12,10 +12,11 @@ p < 0 (it is also clamped to the largest finite double). Objects carry ids: the 
   ``cos_cut > -1``, ``cos(e_i, e_j) >= cos_cut``.
 * Among the eligible pairs the one with the smallest key is merged, the key being
   ``(d_ij, dist2_ij, min(id_i, id_j), max(id_i, id_j))`` compared lexicographically, where
-  ``d_ij = min(w_i**2p, w_j**2p) * dist2_ij / R**2``. So ties in d_ij go to the closer pair
-  and then to the lowest index pair. (The distance tie-break only ever matters when two
-  different weight/distance products round to the same double; it is what makes the
-  nearest-neighbour strategies exact in floating point, see below.)
+  ``d_ij = min(w_i**2p, w_j**2p) * dist2_ij / R**2`` (compared before the division by R^2,
+  which is common to all pairs). So ties in d_ij go to the closer pair and then to the
+  lowest index pair. (Without weights, or for p = 0, d_ij is the distance and this is
+  simply "lowest index pair"; the distance tie-break is what keeps the nearest-neighbour
+  strategies exact when different products round to the same double, see below.)
 * There is no beam distance: merging stops when no eligible pair is left.
 * Recombination ``weighted``: x = weighted mean, e = weighted mean renormalised to unit
   length (exactly antipodal equal-weight embeddings keep the heavier member's), w = sum.
@@ -26,8 +27,17 @@ Labels are the final objects: every input gets a label >= 0 (a memory merged wit
 its own cluster) and labels are numbered in order of first appearance (input 0 has label 0,
 the first input not in its cluster label 1, ...).
 
-Arithmetic is canonical (sums over coordinates in index order, ``math.pow``), so every
-strategy produces the same merge sequence bit for bit.
+Arithmetic is canonical (sums over coordinates in index order, a four-lane dot product,
+``math.pow``; see ``_genkt_kernels``), so every strategy produces the same merge sequence bit
+for bit, ties included.
+
+Strategies
+----------
+``reference`` is plain numpy (O(N^3), tests only). ``nn`` and ``tree`` are FastJet's
+nearest-neighbour caching with a tournament tree for the minimum; ``nn`` finds neighbours by
+scanning (any dimension, O(N^2)), ``tree`` with a dynamic k-d tree (FastJet's tiles would
+need cells of size R, far too coarse for dense reduced pools), plus lazy searches and
+neighbour caches for growing clusters. ``auto`` takes ``tree`` for D <= 5, else ``nn``.
 
 Why caching nearest neighbours is exact
 ---------------------------------------
@@ -37,7 +47,10 @@ monotone. If dist2_ac < dist2_ab this is ``<= fl(wp_a * dist2_ab)``, so d_ac <= 
 equal, and then the distance tie-break makes (a, c) smaller: a contradiction. If
 dist2_ac == dist2_ab the same chain forces equal keys up to the ids, and for fixed a the
 lowest pair is the lowest id c. So b is a's nearest eligible neighbour under
-``(dist2, id)``: the minimum is among the N cached candidates (i, NN_i).
+``(dist2, id)``: the minimum is among the N cached candidates (i, NN_i). Pairs with
+wp_j < wp_i are j's to answer for, so a search for i that stops early, knowing only that
+nothing eligible is nearer than rho, may stand in with the lower bound wp_i * rho^2: it
+comes up (and is resumed) before any pair it answers for could be the minimum.
 
 Re-cutting at a smaller R
 -------------------------
@@ -48,7 +61,7 @@ than R' is eligible there. For p = 0 this always holds (d_ij = dist2 / R^2, and 
 taken was the closest eligible pair), with any cosine cut and either recombination. For
 p != 0 it has to be checked: :meth:`ClusterSequence.labels` replays the recombinations up to
 that point, looks for an eligible pair closer than R', and raises ``ValueError`` if there is
-one. Note that "drop every merge at distance >= R'" is *not* the rule: weighted centroids
+one (so p != 0 sequences keep a copy of their inputs). Note that "drop every merge at distance >= R'" is *not* the rule: weighted centroids
 move, so a merge farther than R' can be followed by closer merges that only exist because
 of it.
 """
@@ -148,7 +161,7 @@ def _is_real(v) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
 
 
-@dataclass
+@dataclass(eq=False)
 class ClusterSequence:
     """The full merge history of one clustering, FastJet style.
 
@@ -196,11 +209,11 @@ class ClusterSequence:
         from . import _genkt_kernels as K
 
         m = self._cut_steps(R_cut)
-        lab = K.labels_from_history(self.n_inputs, self.merged_pairs[:, 0],
-                                    self.merged_pairs[:, 1], m)
-        return lab
+        return K.labels_from_history(self.n_inputs, self.merged_pairs[:, 0],
+                                     self.merged_pairs[:, 1], m)
 
     def n_clusters(self, R_cut: float | None = None) -> int:
+        """Number of clusters (at ``R_cut``, under the rules of :meth:`labels`)."""
         return int(self.n_inputs - self._cut_steps(R_cut))
 
     def _cut_steps(self, R_cut: float | None) -> int:
