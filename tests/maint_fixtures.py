@@ -95,3 +95,14 @@ def random_pool(rng: random.Random, n: int, namespaces: int = 1) -> tuple[list[M
             version=rng.randint(1, 3), metadata={"k": [i % 3]} if rng.random() < 0.5 else {}))
     labels = [rng.choice([-1, 0, 1, 2, 3]) for _ in range(n)]
     return pool, labels
+
+
+DIM = 8
+
+
+def unit(*pairs: tuple[int, float]) -> np.ndarray:
+    """A unit vector in DIM dimensions from (axis, value) pairs."""
+    v = np.zeros(DIM)
+    for axis, value in pairs:
+        v[axis] = value
+    return v / np.linalg.norm(v)

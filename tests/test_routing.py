@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from maint_fixtures import NOW, embed, local_scenario, mem
+from maint_fixtures import DIM, NOW, embed, local_scenario, mem, unit
 
 from memmaint.maintenance.agents import plan as agents_plan
 from memmaint.maintenance.config import AgentsConfig
@@ -25,16 +25,6 @@ from memmaint.maintenance.routing import (
     routing_from_report,
 )
 from memmaint.maintenance.store import RunRecord
-
-DIM = 8
-
-
-def unit(*pairs: tuple[int, float]) -> np.ndarray:
-    v = np.zeros(DIM)
-    for axis, value in pairs:
-        v[axis] = value
-    return v / np.linalg.norm(v)
-
 
 # -- route() ------------------------------------------------------------------------------
 
