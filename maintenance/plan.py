@@ -67,13 +67,12 @@ class PlanError(UserError):
 # -- actions -----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Keep:
-    """The memory stays as it is."""
+class _OneMemoryAction:
+    """An action on one memory that points nowhere else (keep, evict, archive)."""
 
     memory_id: str
     agent: str
     reason: str
-    type: ClassVar[str] = "keep"
 
     @property
     def subjects(self) -> tuple[str, ...]:
@@ -82,6 +81,13 @@ class Keep:
     @property
     def targets(self) -> tuple[str, ...]:
         return ()
+
+
+@dataclass(frozen=True)
+class Keep(_OneMemoryAction):
+    """The memory stays as it is."""
+
+    type: ClassVar[str] = "keep"
 
 
 @dataclass(frozen=True)
@@ -124,21 +130,10 @@ class Supersede:
 
 
 @dataclass(frozen=True)
-class Evict:
+class Evict(_OneMemoryAction):
     """The memory is retired (status ``evicted``; never deleted)."""
 
-    memory_id: str
-    agent: str
-    reason: str
     type: ClassVar[str] = "evict"
-
-    @property
-    def subjects(self) -> tuple[str, ...]:
-        return (self.memory_id,)
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        return ()
 
 
 @dataclass(frozen=True)
@@ -166,21 +161,10 @@ class Resolve:
 
 
 @dataclass(frozen=True)
-class Archive:
+class Archive(_OneMemoryAction):
     """The memory is set aside (status ``archived``) to hold the ``max_active`` cap."""
 
-    memory_id: str
-    agent: str
-    reason: str
     type: ClassVar[str] = "archive"
-
-    @property
-    def subjects(self) -> tuple[str, ...]:
-        return (self.memory_id,)
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        return ()
 
 
 Action = Keep | Merge | Supersede | Evict | Resolve | Archive
