@@ -1,12 +1,15 @@
 """Embedding throughput and cold start, side by side in one run.
 
-For each backend (the int8 ONNX MiniLM default, the hashing embedder and, when installed,
-sentence-transformers' all-MiniLM-L6-v2 on torch) it measures:
+For each backend (the MiniLM default: int8 ONNX, with texts of at most 12 word pieces run
+exactly in float32; the same model all in int8 (``exact_max_tokens=0``); the hashing
+embedder; and, when installed, sentence-transformers' all-MiniLM-L6-v2 on torch) it measures:
 
 - cold start: a fresh Python process imports the embedder, constructs it and embeds one text
   (timed inside that process from before the import to after the first vector);
 - throughput: sentences per second embedding the corpus in calls of ``--batch`` texts, after a
-  warm-up call; the best and the median of ``--repeats`` passes.
+  warm-up call; the best and the median of ``--repeats`` passes; once with the texts in
+  their given order and once sorted by length, which is how ``embed_memories`` (``memmaint
+  embed``, the nightly job) feeds the model.
 
 Throughput depends on text length (the model's cost is per word piece), so it is measured on
 each corpus found: LoCoMo observations (real agent memories), banking77 test requests (both
@@ -39,6 +42,10 @@ BACKENDS = {
     "minilm-onnx-int8": (
         "from memmaint.maintenance.onnx_minilm import MiniLMEmbedder",
         "MiniLMEmbedder(batch_size={batch}, threads={threads})",
+    ),
+    "minilm-int8-only": (
+        "from memmaint.maintenance.onnx_minilm import MiniLMEmbedder",
+        "MiniLMEmbedder(batch_size={batch}, threads={threads}, exact_max_tokens=0)",
     ),
     "hashing": (
         "from memmaint.maintenance.embeddings import HashingEmbedder",
@@ -102,13 +109,20 @@ def make_embedder(backend: str, batch: int, threads: int) -> Embedder:
 
     if backend == "minilm-onnx-int8":
         return MiniLMEmbedder(batch_size=batch, threads=threads)
+    if backend == "minilm-int8-only":
+        return MiniLMEmbedder(batch_size=batch, threads=threads, exact_max_tokens=0)
     if backend == "hashing":
         return HashingEmbedder(dim=384)
     return SentenceTransformerEmbedder(batch_size=batch)
 
 
-def throughput(emb: Embedder, texts: list[str], batch: int,
-               repeats: int) -> tuple[float, float]:
+def throughput(emb: Embedder, texts: list[str], batch: int, repeats: int,
+               by_length: bool = False) -> tuple[float, float]:
+    """(best, median) sentences/s over ``repeats`` passes, in calls of ``batch`` texts; with
+    ``by_length`` the texts are first sorted by length, as ``embed_memories`` (hence
+    ``memmaint embed`` and the nightly job) feeds the model."""
+    if by_length:
+        texts = sorted(texts, key=len)
     emb.embed(texts[:batch])  # warm-up
     rates = []
     for _ in range(repeats):
@@ -135,7 +149,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    backends = ["minilm-onnx-int8", "hashing"]
+    backends = ["minilm-onnx-int8", "minilm-int8-only", "hashing"]
     if not args.no_st and st_available():
         backends.append("sentence-transformers")
         import torch
@@ -156,27 +170,34 @@ def main() -> None:
         print(f"corpus {name}: {len(texts)} texts, mean {pieces:.1f} word pieces (capped at 256)")
 
     colds = {b: cold_start(b, args.batch, args.threads) for b in backends}
-    rates: dict[tuple[str, str], tuple[float, float]] = {}
+    orders = {"as given": False, "sorted by length (as memmaint embed)": True}
+    rates: dict[tuple[str, str, bool], tuple[float, float]] = {}
     for b in backends:
         emb = make_embedder(b, args.batch, args.threads)
         for name, texts in corpora.items():
-            rates[(b, name)] = throughput(emb, texts, args.batch, args.repeats)
+            for by_length in orders.values():
+                rates[(b, name, by_length)] = throughput(emb, texts, args.batch, args.repeats,
+                                                         by_length)
         del emb
 
     print(f"\n{'backend':<24}{'import s':>10}{'construct+1st s':>17}{'cold start s':>14}")
     for b, cold in colds.items():
         imp, first = cold if cold else (float("nan"), float("nan"))
         print(f"{b:<24}{imp:>10.3f}{first:>17.3f}{imp + first:>14.3f}")
-    print(f"\nsentences/s at batch {args.batch} (median of {args.repeats}, best in brackets)")
-    print(f"{'backend':<24}" + "".join(f"{name:>20}" for name in corpora))
-    for b in backends:
-        cells = "".join(f"{rates[(b, n)][1]:>11.0f} ({rates[(b, n)][0]:>5.0f})" for n in corpora)
-        print(f"{b:<24}{cells}")
-    print("\nratios to minilm-onnx-int8 (median throughput):")
-    for b in backends:
-        ratios = "".join(
-            f"{rates[(b, n)][1] / rates[('minilm-onnx-int8', n)][1]:>19.2f}x" for n in corpora)
-        print(f"{b:<24}{ratios}")
+    for label, by_length in orders.items():
+        print(f"\nsentences/s in calls of {args.batch}, texts {label} "
+              f"(median of {args.repeats}, best in brackets)")
+        print(f"{'backend':<24}" + "".join(f"{name:>20}" for name in corpora))
+        for b in backends:
+            cells = "".join(f"{rates[(b, n, by_length)][1]:>11.0f} "
+                            f"({rates[(b, n, by_length)][0]:>5.0f})" for n in corpora)
+            print(f"{b:<24}{cells}")
+        print("ratios to minilm-onnx-int8 (median throughput):")
+        for b in backends:
+            ratios = "".join(
+                f"{rates[(b, n, by_length)][1] / rates[('minilm-onnx-int8', n, by_length)][1]:>19.2f}x"
+                for n in corpora)
+            print(f"{b:<24}{ratios}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

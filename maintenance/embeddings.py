@@ -367,7 +367,8 @@ def _redact(text: str, secret: str | None) -> str:
 def _minilm(config: EmbeddingConfig) -> Embedder:
     from memmaint.maintenance.onnx_minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder(batch_size=config.batch_size, threads=config.threads or None)
+    return MiniLMEmbedder(batch_size=config.batch_size, threads=config.threads or None,
+                          exact_max_tokens=config.exact_max_tokens)
 
 
 def _hashing(config: EmbeddingConfig) -> Embedder:

@@ -18,6 +18,7 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -125,6 +126,7 @@ class MiniLMEmbedder:
         self.max_batch_tokens = int(max_batch_tokens)
         self.exact_max_tokens = int(exact_max_tokens) if model_path is None else 0
         self._exact: BertEncoder | None = None
+        self._blas: Any = None
         self.last_truncated = 0
 
         path = Path(model_path) if model_path is not None else default_model_path()
@@ -203,8 +205,7 @@ class MiniLMEmbedder:
                     n = lengths[i]
                     ids[row, :n] = encodings[i].ids
                     mask[row, :n] = 1
-                hidden = (self._exact_encoder().hidden(ids, mask) if exact
-                          else self._run(ids, mask))
+                hidden = self._run_exact(ids, mask) if exact else self._run(ids, mask)
                 out[idx] = _mean_pool_normalise(hidden, mask)
         return out
 
@@ -214,10 +215,16 @@ class MiniLMEmbedder:
             feed["token_type_ids"] = np.zeros_like(ids)
         return self._session.run([self._output_name], feed)[0]
 
-    def _exact_encoder(self) -> BertEncoder:
-        if self._exact is None:  # loaded on the first short text: 90 MB, about 0.1 s
+    def _run_exact(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if self._exact is None:  # mapped on the first short text
+            from threadpoolctl import ThreadpoolController
+
             self._exact = BertEncoder.from_folder(tokenizer_folder())
-        return self._exact
+            self._blas = ThreadpoolController()
+        # One BLAS thread: onnxruntime's threads are still spinning from the last int8 batch,
+        # and two pools fighting over two cores cost more than the second thread gains.
+        with self._blas.limit(limits=1, user_api="blas"):
+            return self._exact.hidden(ids, mask)
 
 
 #: What one onnxruntime call costs beyond its padded tokens, in tokens (measured: about 3 ms
