@@ -496,8 +496,21 @@ def run_job(
         report.finished_at = format_time(utcnow())
         if not dry_run:
             _save(store, report)
+            if report.status == "succeeded":
+                _prune_routing(store)
     log.info("run %s: %s in %.1f s", report.run_id, report.status, report.seconds)
     return report
+
+
+def _prune_routing(store: MemoryStore) -> None:
+    """Drop routing tables older runs no longer need (housekeeping: the run has succeeded
+    and is saved, so a failure here is logged, never raised)."""
+    from memmaint.maintenance.routing import prune_routing_tables
+
+    try:
+        prune_routing_tables(store)
+    except Exception as exc:  # noqa: BLE001 - must not turn a finished run into a failure
+        log.warning("could not prune old routing tables: %s", exc)
 
 
 def _save(store: MemoryStore, report: RunReport) -> None:

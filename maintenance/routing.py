@@ -186,23 +186,30 @@ class NamespaceRouting:
                 "profiles": [p.to_dict() for p in biggest]}
 
     def to_dict(self, members: bool = True) -> dict[str, Any]:
-        """JSON-ready; ``members=False`` leaves out the assignment (for display only)."""
-        c = np.ascontiguousarray(self.centroids, dtype="<f4")
+        """JSON-ready; ``members=False`` leaves out the assignment and the centroids: a
+        table for display only (the shadow's), which :meth:`from_dict` cannot route with."""
         by_label: dict[str, list[str]] = {}
         for mid, label in (self.assignment.items() if members else ()):
             by_label.setdefault(str(label), []).append(mid)
-        return {"namespace": self.namespace, "run_id": self.run_id, "model_id": self.model_id,
-                "shape": list(c.shape), "centroids": base64.b64encode(c.tobytes()).decode(),
-                "profiles": [p.to_dict() for p in self.profiles],
-                "members": {k: sorted(v) for k, v in sorted(by_label.items())},
-                "unassigned": self.unassigned}
+        out = {"namespace": self.namespace, "run_id": self.run_id, "model_id": self.model_id,
+               "profiles": [p.to_dict() for p in self.profiles],
+               "members": {k: sorted(v) for k, v in sorted(by_label.items())},
+               "unassigned": self.unassigned}
+        if members:
+            c = np.ascontiguousarray(self.centroids, dtype="<f4")
+            out.update(shape=list(c.shape), centroids=base64.b64encode(c.tobytes()).decode())
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NamespaceRouting:
-        shape = tuple(int(s) for s in data["shape"])
-        raw = base64.b64decode(data["centroids"])
-        cents = np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(shape)
         profiles = tuple(ClusterProfile.from_dict(p) for p in data["profiles"])
+        if "centroids" in data:
+            shape = tuple(int(s) for s in data["shape"])
+            raw = base64.b64decode(data["centroids"])
+            cents = np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(shape)
+        else:  # a display-only table (to_dict(members=False)): profiles, nothing to route by
+            shape = (len(profiles), 0)
+            cents = np.zeros(shape, dtype=np.float32)
         if len(profiles) != shape[0]:
             raise ValueError(f"{shape[0]} centroids but {len(profiles)} profiles")
         assignment = {str(mid): int(label) for label, ids in (data.get("members") or {}).items()
@@ -525,3 +532,46 @@ def latest_routing(store: Any, namespaces: Sequence[str] | None = None) -> Routi
         if wanted is not None and wanted <= set(found):
             break
     return Routing(found)
+
+
+#: Succeeded runs whose routing table of a namespace is kept: the newest, and one to fall back
+#: on when it is undone. Older tables are never read (:func:`latest_routing` takes the newest)
+#: and hold a centroid per cluster, about 10 MB per run for a 100k-memory namespace.
+KEEP_ROUTING_RUNS = 2
+
+
+def prune_routing_tables(store: Any, keep: int = KEEP_ROUTING_RUNS) -> int:
+    """Drop routing tables that :func:`latest_routing` can no longer reach from stored run
+    reports: a namespace's tables beyond its ``keep`` newest succeeded runs, and every table
+    of a run that did not succeed. The rest of each report is left as it was. Returns how
+    many tables were dropped."""
+    seen: Counter[str] = Counter()
+    dropped = 0
+    for run in store.list_runs():
+        report = run.report if isinstance(run.report, Mapping) else None
+        holder = report
+        if report is not None and not report.get(REPORT_KEY):
+            primary = report.get("primary")
+            holder = primary if isinstance(primary, Mapping) else None
+        data = holder.get(REPORT_KEY) if holder is not None else None
+        if not isinstance(data, Mapping) or not isinstance(data.get("namespaces"), Mapping):
+            continue
+        tables = dict(data["namespaces"])
+        for ns in sorted(tables):
+            if run.status == "succeeded":
+                seen[ns] += 1
+                if seen[ns] <= keep:
+                    continue
+            del tables[ns]
+        if len(tables) == len(data["namespaces"]):
+            continue
+        dropped += len(data["namespaces"]) - len(tables)
+        new_data = {**data, "namespaces": tables}
+        if holder is report:
+            new_report = {**report, REPORT_KEY: new_data}
+        else:
+            new_report = {**report, "primary": {**holder, REPORT_KEY: new_data}}
+        store.save_run(dataclasses.replace(run, report=new_report))
+    if dropped:
+        log.info("dropped %d routing tables no run can use any more", dropped)
+    return dropped

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime, timedelta, timezone
 
@@ -139,8 +140,10 @@ def test_routing_round_trips_through_json(run):
     assert np.array_equal(a.centroids, b.centroids) and b.centroids.dtype == np.float32
     assert a.profiles == b.profiles and dict(a.assignment) == dict(b.assignment)
     assert (a.unassigned, a.run_id, a.model_id) == (b.unassigned, b.run_id, b.model_id)
-    light = Routing.from_dict(routing.to_dict(members=False)).namespaces["default"]
-    assert not light.assignment and light.profiles == a.profiles
+    light_dict = routing.to_dict(members=False)
+    assert "centroids" not in light_dict["namespaces"]["default"]  # display only: small
+    light = Routing.from_dict(light_dict).namespaces["default"]
+    assert not light.assignment and light.profiles == a.profiles and light.dim == 0
     summary = routing.summary()["default"]
     assert summary["clusters"] == 5 and "centroids" not in summary
     with pytest.raises(InputError, match="memmaint-routing"):
@@ -228,6 +231,39 @@ def test_latest_routing_reads_the_newest_succeeded_run(sqlite_store):
     assert {ns: t.run_id for ns, t in got.namespaces.items()} == {"default": "r1",
                                                                   "other": "r2"}
     assert set(latest_routing(sqlite_store, ["other"]).namespaces) == {"other"}
+
+
+def test_prune_keeps_the_two_newest_tables_per_namespace(sqlite_store):
+    from memmaint.maintenance.routing import prune_routing_tables
+
+    mems, vecs, _routing = _pool_and_router()
+    labels = [int(m.id[1]) for m in mems]
+
+    def save(run_id: str, status: str, hours: int, namespace: str, nested: bool) -> None:
+        pool = [mem(m.text, m.id, 2, namespace=namespace) for m in mems]
+        table = build_routing(pool, labels, vecs, run_id=run_id).to_dict()
+        report = ({"run_id": run_id, "primary": {"routing": table, "pool_after": 7}}
+                  if nested else {"run_id": run_id, "routing": table, "note": "kept"})
+        when = datetime(2025, 6, 1, tzinfo=timezone.utc) + timedelta(hours=hours)
+        sqlite_store.save_run(RunRecord(run_id, when, when, status, (namespace,), report))
+
+    for h in range(1, 5):  # r1..r4 for "a" (oldest first), alternately nested
+        save(f"r{h}", "succeeded", h, "a", nested=h % 2 == 0)
+    save("b1", "succeeded", 5, "b", nested=True)
+    save("f6", "failed", 6, "a", nested=True)
+    before = {ns: t.run_id for ns, t in latest_routing(sqlite_store).namespaces.items()}
+    assert prune_routing_tables(sqlite_store) == 3  # r1, r2 and the failed run's
+    assert prune_routing_tables(sqlite_store) == 0  # idempotent
+    after = {ns: t.run_id for ns, t in latest_routing(sqlite_store).namespaces.items()}
+    assert after == before == {"a": "r4", "b": "b1"}
+    runs = {r.run_id: r.report for r in sqlite_store.list_runs()}
+    has = {rid: bool(routing_from_report(rep)) for rid, rep in runs.items()}
+    assert has == {"r1": False, "r2": False, "r3": True, "r4": True, "b1": True, "f6": False}
+    assert runs["r1"]["note"] == "kept" and runs["r2"]["primary"]["pool_after"] == 7
+    # undoing the newest run falls back to the one kept for that purpose
+    r4 = next(r for r in sqlite_store.list_runs() if r.run_id == "r4")
+    sqlite_store.save_run(dataclasses.replace(r4, status="undone"))
+    assert latest_routing(sqlite_store).get("a").run_id == "r3"
 
 
 # -- retrieve(..., route=True) ------------------------------------------------------------
@@ -330,3 +366,20 @@ def test_job_stores_routing_and_retrieval_uses_it(tmp_path):
 
 
 TOPICS_0 = "The Pro plan costs 29 dollars per month for every seat"
+
+
+def test_nightly_runs_keep_routing_tables_for_the_two_newest_runs_only(tmp_path):
+    from test_cap import job_config, job_pool
+
+    from memmaint.maintenance.job import run_job
+    from memmaint.maintenance.sqlite_store import SQLiteStore
+
+    with SQLiteStore(tmp_path / "pool.db") as store:
+        store.add_memories(job_pool())
+        ids = [run_job(store, job_config(), force=True, now=NOW + timedelta(hours=h),
+                       shadow=job_config() if h == 0 else None).run_id for h in range(3)]
+        reports = {r.run_id: r.report for r in store.list_runs()}
+        assert [bool(routing_from_report(reports[i])) for i in ids] == [False, True, True]
+        assert latest_routing(store).get("ns").run_id == ids[-1]
+        shadow_tables = reports[ids[0]]["shadow"]["routing"]["namespaces"]
+        assert shadow_tables and all("centroids" not in t for t in shadow_tables.values())
