@@ -98,7 +98,7 @@ class MiniLMEmbedder:
             run through the float32 model in numpy (:mod:`memmaint.maintenance.minilm_fp32`)
             instead of int8: int8 rounding drifts most on very short texts (cosine 0.996 to
             sentence-transformers for "OK"), and they are cheap. 0 runs everything in int8.
-            Only with the packaged model (``model_path`` not given).
+            Only with the packaged model and tokenizer (neither path given).
         model_path, tokenizer_path: override the packaged files.
         expected_sha256: the sha256 the model file must have (``None`` skips the check; the
             packaged model is always checked).
@@ -124,7 +124,9 @@ class MiniLMEmbedder:
             raise ValueError("batch_size must be >= 1")
         self.batch_size = int(batch_size)
         self.max_batch_tokens = int(max_batch_tokens)
-        self.exact_max_tokens = int(exact_max_tokens) if model_path is None else 0
+        # the float32 weights are the packaged model's: not for an overridden model or tokenizer
+        packaged = model_path is None and tokenizer_path is None
+        self.exact_max_tokens = int(exact_max_tokens) if packaged else 0
         self._exact: BertEncoder | None = None
         self._blas: Any = None
         self.last_truncated = 0
