@@ -634,7 +634,16 @@ class PostgresStore:
                     raise LockHeldError(f"another memmaint run holds the {name!r} lock on "
                                         f"{_redact(self.url)}" + (f" ({holder})" if holder
                                                                   else ""))
-                yield
+                try:
+                    yield
+                finally:
+                    # release it before closing: a closed connection's session locks go only
+                    # when the server gets round to ending the backend, and a lock taken
+                    # right after this block could still find them held
+                    try:
+                        conn.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+                    except self._psycopg.Error:  # the connection died: the server frees it
+                        pass
             finally:
                 conn.close()
         finally:
