@@ -99,14 +99,26 @@ def make_storage(url: str | None) -> Any:
 
 def _use_wal(path: str) -> None:
     """Put a SQLite study file in WAL mode (it persists in the file): readers, such as a
-    dashboard or a second worker loading the study, then never block a trial's commit."""
-    import sqlite3
+    dashboard or a second worker loading the study, then never block a trial's commit.
 
-    try:
-        with sqlite3.connect(path, timeout=60) as conn:
-            conn.execute("PRAGMA journal_mode=WAL")
-    except sqlite3.Error as exc:
-        raise UserError(f"cannot open study storage {path}: {exc}") from None
+    Best effort: switching needs a moment with nobody else in the file, which another worker
+    opening the same study at the same time may not leave; the study then stays in rollback
+    mode, which works (its writers wait on locks), only with more waiting."""
+    import sqlite3
+    from contextlib import closing
+
+    for attempt in range(5):
+        try:
+            with closing(sqlite3.connect(path, timeout=5)) as conn:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                return
+        except sqlite3.OperationalError as exc:
+            log.debug("study file %s: WAL mode not set yet (%s)", path, exc)
+            time.sleep(0.1 * (attempt + 1))
+        except sqlite3.DatabaseError:
+            return  # not a database: RDBStorage says so below, with the URL
+    log.info("study file %s stays in rollback-journal mode (busy)", path)
 
 
 def sqlalchemy_pg_url(url: str) -> str:

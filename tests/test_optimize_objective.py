@@ -340,3 +340,15 @@ def test_tuned_labels_are_what_the_production_pipeline_gives(params):
     theirs = cluster_embeddings(pool.embeddings, pool.weights, config.reduction,
                                 config.clustering).labels
     np.testing.assert_array_equal(ours, theirs)
+
+
+def test_sqlite_study_files_are_put_in_wal_mode(tmp_path):
+    import sqlite3
+
+    from memmaint.optimize.study import make_storage
+
+    path = tmp_path / "study.db"
+    make_storage(f"sqlite:///{path}")
+    make_storage(f"sqlite:///{path}")  # a second opener finds it in WAL already
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
