@@ -9,13 +9,12 @@ replaced with ``--force``.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import click
 
 from memmaint.maintenance.errors import InputError, UserError
+from memmaint.maintenance.io import write_atomically
 
 
 def _per_class(value: str) -> tuple[int, int]:
@@ -32,22 +31,15 @@ def _per_class(value: str) -> tuple[int, int]:
     return lo, hi
 
 
+def _write_text(path: Path, text: str) -> None:
+    write_atomically(path, lambda fh: fh.write(text))
+
+
 def _check_output(path: Path, force: bool) -> None:
     if path.exists() and not force:
         raise UserError(f"{path} already exists (use --force to replace it)")
     if not path.parent.is_dir():
         raise UserError(f"folder {path.parent} does not exist")
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @click.group("datasets")
@@ -81,7 +73,7 @@ def make_cmd(kind: str, n_classes: int, per_class: str, weights: str, noise_frac
     pool = make_memory_pool(kind=kind, n_classes=n_classes, per_class=_per_class(per_class),
                             seed=seed, weights=weights, noise_frac=noise_frac,
                             time_window_days=window_days, namespace=namespace)
-    _write_atomic(output, pool.to_jsonl())
+    _write_text(output, pool.to_jsonl())
     n_noise = int((pool.labels < 0).sum())
     click.echo(f"wrote {len(pool)} memories ({pool.n_classes} classes, {n_noise} noise) "
                f"to {output}")
@@ -120,8 +112,8 @@ def scenario_cmd(kind: str, seed: int, keep_stale: bool, keep_noise: bool, opaqu
                            "item": e.item, "target": e.target, "reason": e.reason}
                      for mid, e in sorted(scen.expected.items())},
     }
-    _write_atomic(output, "".join(m.to_json() + "\n" for m in scen.memories))
-    _write_atomic(expected_path, json.dumps(payload, indent=2) + "\n")
+    _write_text(output, "".join(m.to_json() + "\n" for m in scen.memories))
+    _write_text(expected_path, json.dumps(payload, indent=2) + "\n")
     click.echo(f"wrote {len(scen)} memories to {output} and expectations to {expected_path}")
 
 
@@ -169,8 +161,8 @@ def sample_cmd(corpus: str, n_pools: int, n_classes: int, per_class: str, weight
     manifest = {"corpus": data.source, "seed": seed, "pools": []}
     for i, pool in enumerate(pools):
         target = output / f"pool-{i}.jsonl"
-        _write_atomic(target, pool.to_jsonl())
+        _write_text(target, pool.to_jsonl())
         manifest["pools"].append({"file": target.name, "memories": len(pool),  # type: ignore
                                   "classes": pool.classes})
-    _write_atomic(output / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    _write_text(output / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     click.echo(f"wrote {len(pools)} pools ({sum(len(p) for p in pools)} memories) to {output}")

@@ -12,9 +12,7 @@ import dataclasses
 import io
 import json
 import logging
-import os
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,7 +53,7 @@ def _check_namespace(namespace: str | None) -> None:
 @click.option("--db", required=True, help=_DB_HELP)
 def init_cmd(db: str) -> None:
     """Create an empty memory store (does nothing to an existing one)."""
-    path = db[len("sqlite:///"):] if db.startswith("sqlite:///") else db
+    path = db.removeprefix("sqlite:///")
     is_file = "://" not in path and path != ":memory:"
     existed = is_file and Path(path).exists()
     with _store(db, create=True) as store:
@@ -114,7 +112,7 @@ def import_cmd(file: str, db: str, namespace: str | None, fmt: str | None, text_
               help="Output file (default: stdout).")
 def export_cmd(db: str, namespace: str | None, output: str) -> None:
     """Write memories (every status and field) as JSONL; import reads it back losslessly."""
-    from memmaint.maintenance.io import write_jsonl
+    from memmaint.maintenance.io import write_atomically, write_jsonl
 
     _check_namespace(namespace)
     with _store(db) as store:
@@ -136,26 +134,10 @@ def export_cmd(db: str, namespace: str | None, output: str) -> None:
                 finally:
                     out.detach()
         else:
-            n = _write_atomically(Path(output), lambda fh: write_jsonl(memories, fh))
+            n = write_atomically(Path(output), lambda fh: write_jsonl(memories, fh))
     log.info("exported %d memories", n)
     if output != "-":
         click.echo(f"exported {n} memories to {output}", err=True)
-
-
-def _write_atomically(path: Path, write: Any) -> int:
-    """Write through a temporary file in the same folder, then rename over ``path``."""
-    folder = path.resolve().parent
-    if not folder.is_dir():
-        raise UserError(f"cannot write {path}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            n = write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return n
 
 
 # -- stats ----------------------------------------------------------------------------------

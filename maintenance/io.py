@@ -17,8 +17,10 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -315,7 +317,29 @@ def write_jsonl(memories: Iterable[Memory], fh: IO[str]) -> int:
     return n
 
 
+def write_atomically(path: Path, write: Callable[[IO[str]], Any], *,
+                     make_parents: bool = False) -> Any:
+    """Write a UTF-8 text file through a temporary file in the same folder, then rename it
+    over ``path``: readers see the old file or the whole new one, never a part. Returns what
+    ``write(fh)`` returns. A missing folder is a ``UserError`` unless ``make_parents``."""
+    folder = path.resolve().parent
+    if make_parents:
+        folder.mkdir(parents=True, exist_ok=True)
+    elif not folder.is_dir():
+        raise UserError(f"cannot write {path}: folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            result = write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return result
+
+
 __all__ = [
     "FORMATS", "Entry", "ImportResult", "check_against_store", "detect_format", "import_file",
-    "parse_csv", "parse_jsonl", "read_csv", "read_entries", "read_jsonl", "write_jsonl",
+    "parse_csv", "parse_jsonl", "read_csv", "read_entries", "read_jsonl", "write_atomically",
+    "write_jsonl",
 ]

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ import click
 
 from memmaint.maintenance.config import Config, config_to_toml, load_config, with_overrides
 from memmaint.maintenance.errors import MemmaintError, UserError
+from memmaint.maintenance.io import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -75,15 +74,7 @@ def format_report(report: Any) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, lambda fh: fh.write(text), make_parents=True)
 
 
 def best_toml(report: Any, study_name: str) -> str:
