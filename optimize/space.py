@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memmaint.maintenance.config import Config, config_from_dict, config_to_dict
+from memmaint.maintenance.config import Config, with_overrides
 from memmaint.maintenance.errors import ConfigError, UserError
 
 if sys.version_info >= (3, 11):
@@ -185,7 +185,7 @@ class Param:
         if self.kind == "float" and _LEAVES_TYPES.get(self.name) is int:
             raise SpaceError(f"{where}: {self.name} takes integers; use type = \"int\"")
         try:
-            with_params(Config(), {self.name: value})
+            with_overrides(Config(), {self.name: value})
         except ConfigError as exc:
             raise SpaceError(f"{where}: {label} {value!r} is not a valid {self.name} "
                              f"({'; '.join(exc.problems)})") from None
@@ -286,7 +286,7 @@ class SearchSpace:
         """
         _check_name(name)
         try:
-            with_params(Config(), {name: value})
+            with_overrides(Config(), {name: value})
         except ConfigError as exc:
             raise SpaceError(f"cannot fix {name}: {'; '.join(exc.problems)}") from None
         if name in self.names:
@@ -353,7 +353,7 @@ class SearchSpace:
 
     def to_config(self, values: Mapping[str, Any], base: Config | None = None) -> Config:
         """The memmaint :class:`Config` for one set of parameter values."""
-        return with_params(base or Config(), values)
+        return with_overrides(base or Config(), values)
 
     # -- serialisation ---------------------------------------------------------------
 
@@ -436,18 +436,6 @@ class SearchSpace:
     @classmethod
     def from_json(cls, text: str) -> SearchSpace:
         return cls.from_dict({"replace": True, **json.loads(text)})
-
-
-def with_params(base: Config, values: Mapping[str, Any]) -> Config:
-    """``base`` with dotted-path parameter values applied (validated by the config loader)."""
-    data = config_to_dict(base)
-    for dotted, value in values.items():
-        node = data
-        parts = dotted.split(".")
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
-        node[parts[-1]] = value
-    return config_from_dict(data)
 
 
 def parse_fix(text: str) -> tuple[str, Any]:

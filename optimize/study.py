@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memmaint.maintenance.config import Config
+from memmaint.maintenance.config import Config, with_overrides
 from memmaint.maintenance.errors import UserError
 from memmaint.optimize.objective import (
     CONSTRAINT_ATTR,
@@ -296,12 +296,11 @@ def best_feasible_trial(study: Any) -> Any | None:
 
 def trial_config(trial: Any, base: Config | None = None) -> Config:
     """The full memmaint :class:`Config` a finished trial evaluated."""
-    from memmaint.optimize.space import with_params
 
     params = trial.user_attrs.get("params")
     if params is None:
         params = dict(trial.params)
-    return with_params(base or Config(), params)
+    return with_overrides(base or Config(), params)
 
 
 def trial_scores(trial: Any) -> list[PoolScore]:
