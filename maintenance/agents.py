@@ -208,7 +208,8 @@ def _priority(mem: Memory, policy: str) -> tuple:
     return (newest, mem.importance, lo, mem.id)
 
 
-def _protection(mem: Memory, cfg: AgentsConfig) -> str | None:
+def protection(mem: Memory, cfg: AgentsConfig) -> str | None:
+    """Why the agents protect ``mem`` from every eviction (``None``: they do not)."""
     if mem.importance >= cfg.protect_importance:
         return f"importance {mem.importance:g} >= {cfg.protect_importance:g}"
     lo, _hi = outcome_interval(mem)
@@ -250,7 +251,7 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     flags: dict[str, tuple[str, ...]] = {
         m.id: (verdict(f),) for m, f in zip(mems, fresh) if verdict(f) != "FRESH"
     }
-    protected = [_protection(m, cfg) for m in mems]
+    protected = [protection(m, cfg) for m in mems]
     decided: dict[int, Action] = {}
     replaced_by: dict[str, str] = {}
     keep_reason: dict[int, tuple[str, str]] = {}

@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from memmaint.maintenance.agents import protection
 from memmaint.maintenance.config import AgentsConfig
 from memmaint.maintenance.errors import InputError
 from memmaint.maintenance.freshness import freshness, outcome_interval
@@ -161,16 +162,6 @@ def _relevance(vectors: np.ndarray, centroids: np.ndarray) -> np.ndarray:
         return np.zeros(len(vectors))
     best = (vectors @ centroids.T).max(axis=1)
     return np.clip((best - MATCH_FLOOR) / (FULL_MATCH - MATCH_FLOOR), 0.0, 1.0)
-
-
-def protection(memory: Memory, config: AgentsConfig) -> str | None:
-    """Why the agents protect ``memory`` from every eviction (``None``: they do not)."""
-    if memory.importance >= config.protect_importance:
-        return f"importance {memory.importance:g} >= {config.protect_importance:g}"
-    lo, _hi = outcome_interval(memory)
-    if memory.successes + memory.failures > 0 and lo > config.outcome_protect_above:
-        return f"outcome lower bound {lo:.2f} > {config.outcome_protect_above:g}"
-    return None
 
 
 def memory_values(memories: Sequence[Memory], vectors: Any, centroids: Any,

@@ -50,9 +50,9 @@ import numpy as np
 
 from memmaint.maintenance.agents import (
     _agents_config,
-    _protection,
     agents_config_hash,
     merged_memory,
+    protection,
 )
 from memmaint.maintenance.agents import plan as rules_plan
 from memmaint.maintenance.config import AgentsConfig, Config, LLMConfig
@@ -471,7 +471,7 @@ class LLMAgent:
                 max_chars=self.config.max_text_chars, max_share=self.config.max_evict_share)},
             {"role": "user", "content": cluster_prompt(mems, now, self.agents.ttl_days)},
         ]
-        protected = {m.id: why for m in mems if (why := _protection(m, self.agents))}
+        protected = {m.id: why for m in mems if (why := protection(m, self.agents))}
         problems: list[str] = []
         for attempt in range(self.config.max_retries + 1):
             try:
