@@ -166,6 +166,21 @@ def test_export_round_trips_through_the_cli(db, cli, tmp_path):
     assert "no namespace 'nope'" in _error_line(res) and "default, team" in res.stderr
 
 
+def test_export_into_a_missing_folder_is_a_one_line_error(db, cli, tmp_path):
+    before = sorted(p.name for p in tmp_path.iterdir())
+    res = cli("export", "--db", "s.db", "-o", "no/such/folder/out.jsonl")
+    assert res.exit_code == 2
+    assert "does not exist" in _error_line(res) and "Traceback" not in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
+
+
+def test_export_over_an_existing_file_replaces_it_whole(db, cli, tmp_path):
+    (tmp_path / "out.jsonl").write_text("old contents\n", encoding="utf-8")
+    assert cli("export", "--db", "s.db", "-o", "out.jsonl").exit_code == 0
+    assert "old contents" not in (tmp_path / "out.jsonl").read_text(encoding="utf-8")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.jsonl.")]
+
+
 def test_stats(db, cli):
     with SQLiteStore(db) as store:
         store.add_memories([Memory(text="gone", id="g", status=Status.EVICTED)])
