@@ -1,13 +1,14 @@
 """Embedding throughput and cold start, side by side in one run.
 
-For each backend (the MiniLM default: int8 ONNX, with texts of at most 12 word pieces run
-exactly in float32; the same model all in int8 (``exact_max_tokens=0``); the hashing
-embedder; and, when installed, sentence-transformers' all-MiniLM-L6-v2 on torch) it measures:
+For each backend (the MiniLM default: the int8 ONNX file's graph with float32 weights; the same
+file run as it is, in int8 (``precision="int8"``); the hashing embedder; and, when installed,
+sentence-transformers' all-MiniLM-L6-v2 on torch) it measures:
 
 - cold start: a fresh Python process imports the embedder, constructs it and embeds one text
   (timed inside that process from before the import to after the first vector);
 - throughput: sentences per second embedding the corpus in calls of ``--batch`` texts, after a
-  warm-up call; the best and the median of ``--repeats`` passes; once with the texts in
+  warm-up call; the best and the median of ``--repeats`` passes, the backends' passes taken
+  in turn so that a machine's drift hits them alike; once with the texts in
   their given order and once sorted by length, which is how ``embed_memories`` (``memmaint
   embed``, the nightly job) feeds the model.
 
@@ -39,13 +40,13 @@ BANKING = DATA / "banking77" / "test.csv"
 FIXTURE = ROOT / "tests" / "fixtures" / "minilm_reference.json"
 
 BACKENDS = {
-    "minilm-onnx-int8": (
+    "minilm-onnx": (
         "from memmaint.maintenance.onnx_minilm import MiniLMEmbedder",
         "MiniLMEmbedder(batch_size={batch}, threads={threads})",
     ),
-    "minilm-int8-only": (
+    "minilm-onnx-int8": (
         "from memmaint.maintenance.onnx_minilm import MiniLMEmbedder",
-        "MiniLMEmbedder(batch_size={batch}, threads={threads}, exact_max_tokens=0)",
+        "MiniLMEmbedder(batch_size={batch}, threads={threads}, precision='int8')",
     ),
     "hashing": (
         "from memmaint.maintenance.embeddings import HashingEmbedder",
@@ -107,30 +108,33 @@ def make_embedder(backend: str, batch: int, threads: int) -> Embedder:
     from memmaint.maintenance.embeddings import HashingEmbedder, SentenceTransformerEmbedder
     from memmaint.maintenance.onnx_minilm import MiniLMEmbedder
 
-    if backend == "minilm-onnx-int8":
+    if backend == "minilm-onnx":
         return MiniLMEmbedder(batch_size=batch, threads=threads)
-    if backend == "minilm-int8-only":
-        return MiniLMEmbedder(batch_size=batch, threads=threads, exact_max_tokens=0)
+    if backend == "minilm-onnx-int8":
+        return MiniLMEmbedder(batch_size=batch, threads=threads, precision="int8")
     if backend == "hashing":
         return HashingEmbedder(dim=384)
     return SentenceTransformerEmbedder(batch_size=batch)
 
 
-def throughput(emb: Embedder, texts: list[str], batch: int, repeats: int,
-               by_length: bool = False) -> tuple[float, float]:
-    """(best, median) sentences/s over ``repeats`` passes, in calls of ``batch`` texts; with
-    ``by_length`` the texts are first sorted by length, as ``embed_memories`` (hence
-    ``memmaint embed`` and the nightly job) feeds the model."""
+def throughput(embedders: dict[str, Embedder], texts: list[str], batch: int, repeats: int,
+               by_length: bool = False) -> dict[str, tuple[float, float]]:
+    """Per backend, (best, median) sentences/s over ``repeats`` passes in calls of ``batch``
+    texts, the backends' passes interleaved; with ``by_length`` the texts are first sorted by
+    length, as ``embed_memories`` (hence ``memmaint embed`` and the nightly job) feeds the
+    model."""
     if by_length:
         texts = sorted(texts, key=len)
-    emb.embed(texts[:batch])  # warm-up
-    rates = []
+    rates: dict[str, list[float]] = {b: [] for b in embedders}
+    for emb in embedders.values():
+        emb.embed(texts[:batch])  # warm-up
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        for i in range(0, len(texts), batch):
-            emb.embed(texts[i:i + batch])
-        rates.append(len(texts) / (time.perf_counter() - t0))
-    return max(rates), statistics.median(rates)
+        for b, emb in embedders.items():
+            t0 = time.perf_counter()
+            for i in range(0, len(texts), batch):
+                emb.embed(texts[i:i + batch])
+            rates[b].append(len(texts) / (time.perf_counter() - t0))
+    return {b: (max(r), statistics.median(r)) for b, r in rates.items()}
 
 
 def st_available() -> bool:
@@ -149,7 +153,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    backends = ["minilm-onnx-int8", "minilm-int8-only", "hashing"]
+    backends = ["minilm-onnx", "minilm-onnx-int8", "hashing"]
     if not args.no_st and st_available():
         backends.append("sentence-transformers")
         import torch
@@ -171,14 +175,13 @@ def main() -> None:
 
     colds = {b: cold_start(b, args.batch, args.threads) for b in backends}
     orders = {"as given": False, "sorted by length (as memmaint embed)": True}
+    embedders = {b: make_embedder(b, args.batch, args.threads) for b in backends}
     rates: dict[tuple[str, str, bool], tuple[float, float]] = {}
-    for b in backends:
-        emb = make_embedder(b, args.batch, args.threads)
-        for name, texts in corpora.items():
-            for by_length in orders.values():
-                rates[(b, name, by_length)] = throughput(emb, texts, args.batch, args.repeats,
-                                                         by_length)
-        del emb
+    for name, texts in corpora.items():
+        for by_length in orders.values():
+            measured = throughput(embedders, texts, args.batch, args.repeats, by_length)
+            for b, rate in measured.items():
+                rates[(b, name, by_length)] = rate
 
     print(f"\n{'backend':<24}{'import s':>10}{'construct+1st s':>17}{'cold start s':>14}")
     for b, cold in colds.items():
@@ -192,10 +195,10 @@ def main() -> None:
             cells = "".join(f"{rates[(b, n, by_length)][1]:>11.0f} "
                             f"({rates[(b, n, by_length)][0]:>5.0f})" for n in corpora)
             print(f"{b:<24}{cells}")
-        print("ratios to minilm-onnx-int8 (median throughput):")
+        print("ratios to minilm-onnx (median throughput):")
         for b in backends:
             ratios = "".join(
-                f"{rates[(b, n, by_length)][1] / rates[('minilm-onnx-int8', n, by_length)][1]:>19.2f}x"
+                f"{rates[(b, n, by_length)][1] / rates[('minilm-onnx', n, by_length)][1]:>19.2f}x"
                 for n in corpora)
             print(f"{b:<24}{ratios}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")

