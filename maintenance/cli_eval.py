@@ -136,16 +136,20 @@ def locomo_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...], overrides: 
 @click.option("--sizes", default="10,25,50,100,200,500", show_default=True,
               help="Pool sizes to measure (comma-separated).")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--feedback/--no-feedback", default=False, show_default=True,
+              help="Record each question's outcome on the memory served first, as a "
+                   "deployment records usage, so later runs see outcome scores.")
 def stale_growth_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
                      overrides: tuple[str, ...], json_path: str | None, data_dir: str | None,
-                     cache_path: str | None, sizes: str, seed: int) -> None:
+                     cache_path: str | None, sizes: str, seed: int, feedback: bool) -> None:
     """Top-1 accuracy as a support agent's pool grows: unbounded, maintained, gated."""
     from memmaint.maintenance.eval_stale import maintenance_config, run_stale_growth
 
     size_list = _ints(sizes, "--sizes")
     configs = _configs(("stale-growth", maintenance_config()), config_paths, grid, overrides)
     with EvalCache(cache_path) as cache:
-        report = run_stale_growth(configs, cache, sizes=size_list, seed=seed)
+        report = run_stale_growth(configs, cache, sizes=size_list, seed=seed,
+                                  feedback=feedback)
     click.echo(report.format())
     _write_json(json_path, report.to_dict())
 

@@ -39,6 +39,15 @@ answers), hit@5, and mean top-5 similarity (the "confidence" that rises as accur
 A question refused by the gate counts as wrong (and adds nothing to relevance). With
 ``agents.max_active`` set, the maintenance runs also archive down to that cap
 (:mod:`memmaint.maintenance.cap`) and the results count how many answers stay active.
+
+With ``feedback`` the agent's use of its memory is recorded as a deployment records it
+(``store.record_usage``): after the questions at each size, the memory the maintained pool
+served first for each question counts one retrieval, a success when it answers the question
+(the customer's problem was solved) and a failure when it does not. Later maintenance runs
+see those outcome counts (outcome scores, the cap's ``outcome`` part, protection by a proven
+outcome), as a nightly job sees the day's usage. The questions repeat at every size, as a
+support desk's do; without ``feedback`` (the default, the published experiment) every
+memory's outcome is unknown.
 """
 
 from __future__ import annotations
@@ -273,10 +282,13 @@ class SizeResult:
     actions: dict[str, int]
     answers_active: int = -1  # answers still active (kept or carried by a merge)
     cap: list[dict[str, Any]] = field(default_factory=list)  # what the cap archived
+    #: with feedback: (memory id, success) recorded after this size's questions
+    usage: list[tuple[str, bool]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.size, "now": self.now.isoformat(), "actions": self.actions,
                 "answers_active": self.answers_active, "cap": self.cap,
+                "usage": [{"memory_id": m, "success": ok} for m, ok in self.usage],
                 **{v: s.to_dict() for v, s in self.scores.items()}}
 
 
@@ -286,6 +298,7 @@ class StaleGrowthResult:
     config_hash: str
     sizes: list[SizeResult]
     max_active: int | None = None
+    feedback: bool = False
 
     def holds(self) -> dict[str, bool]:
         """The claims: maintained top-1 >= unbounded at every size >= 100; >= 60% at 500."""
@@ -322,7 +335,7 @@ class StaleGrowthResult:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "config_hash": self.config_hash, "claims": self.holds(),
                 "mechanism_claims": self.mechanism_claims(), "max_active": self.max_active,
-                "sizes": [s.to_dict() for s in self.sizes]}
+                "feedback": self.feedback, "sizes": [s.to_dict() for s in self.sizes]}
 
 
 @dataclass
@@ -349,7 +362,8 @@ class StaleGrowthReport:
                              *(sc[v].mean_sim5 for v in ("unbounded", "maintained",
                                                          "maintained_gate")),
                              sc["maintained_gate"].refused])
-            out.append(f"config: {r.name}")
+            out.append(f"config: {r.name}" + (" (usage fed back after each size's questions)"
+                                              if r.feedback else ""))
             out.append(format_table(
                 ["entries", "active after maint.", "top-1 unbounded", "top-1 gate only",
                  "top-1 maintained", "top-1 maint.+gate", "top-1 maint.+routing",
@@ -366,8 +380,13 @@ class StaleGrowthReport:
 
 
 def run_stale_growth(configs: Sequence[tuple[str, Config]], cache: EvalCache,
-                     sizes: Sequence[int] = SIZES, seed: int = 0) -> StaleGrowthReport:
-    """Grow the pool through ``sizes``; at each, maintain (same store) and score the variants."""
+                     sizes: Sequence[int] = SIZES, seed: int = 0,
+                     feedback: bool = False) -> StaleGrowthReport:
+    """Grow the pool through ``sizes``; at each, maintain (same store) and score the variants.
+
+    With ``feedback``, the outcome of each question's first served memory (maintained pool,
+    plain retrieval) is recorded on the store after each size (module docstring).
+    """
     from memmaint.maintenance.sqlite_store import SQLiteStore
 
     sizes = sorted({int(s) for s in sizes})
@@ -419,12 +438,33 @@ def run_stale_growth(configs: Sequence[tuple[str, Config]], cache: EvalCache,
                     alive = sum(1 for a in stream.answers
                                 if any(_carries(m, by_id[a]) for m in done.active))
                     primary = done.report.get("primary") or {}
+                    usage = (record_outcomes(store, done.active, stream,
+                                             scores["maintained"].top1_ids)
+                             if feedback else [])
                     per_size.append(SizeResult(size, now, scores, actions, alive,
-                                               list(primary.get("cap") or [])))
+                                               list(primary.get("cap") or []), usage))
                     log.info("stale-growth %s: %d entries, %d active; top-1 %s", name, size,
                              len(done.active), {k: round(v.top1, 2) for k, v in scores.items()})
             finally:
                 store.close()
         results.append(StaleGrowthResult(name, config.hash(), per_size,
-                                         config.agents.max_active))
+                                         config.agents.max_active, feedback))
     return StaleGrowthReport(results, seed)
+
+
+def record_outcomes(store: Any, active: Sequence[Memory], stream: Stream,
+                    served_first: Sequence[str]) -> list[tuple[str, bool]]:
+    """Record on ``store`` the outcome of the memory served first for each question
+    (``served_first``, aligned with ``stream.questions``; ``"REFUSE"`` records nothing):
+    one retrieval, a success when it answers the question. Returns what was recorded."""
+    by_id = {m.id: m for m in active}
+    stream_by_id = {m.id: m for m in stream.memories}
+    recorded = []
+    for memory_id, answer_id in zip(served_first, stream.answers):
+        memory = by_id.get(memory_id)
+        if memory is None:
+            continue
+        success = _carries(memory, stream_by_id[answer_id])
+        store.record_usage(memory.namespace, memory.id, success)
+        recorded.append((memory.id, success))
+    return recorded

@@ -11,9 +11,11 @@ import pytest
 from memmaint.maintenance.config import Config, with_overrides
 from memmaint.maintenance.errors import InputError
 from memmaint.maintenance.eval_stale import (
+    NAMESPACE,
     RELEVANT,
     build_stream,
     maintenance_config,
+    record_outcomes,
     run_stale_growth,
     score_variant,
 )
@@ -102,6 +104,44 @@ def test_run_stale_growth_structure(cache):
         "maintained_ge_unbounded_from_100", "maintained_gate_ge_unbounded_from_100",
         "maintained_ge_60pct_at_500", "maintained_gate_ge_60pct_at_500"}
     assert "top-1 maintained" in report.format()
+
+
+def test_record_outcomes_counts_successes_and_failures_on_the_store(tmp_path):
+    """The memory served first gets one retrieval: a success when it answers the question,
+    a failure when it answers another; a refusal or an id no longer active records nothing."""
+    from memmaint.maintenance.sqlite_store import SQLiteStore
+
+    stream = build_stream(12)
+    answers = list(stream.answers)
+    served = [answers[0], answers[0], "REFUSE", answers[3], *answers[4:]]
+    with SQLiteStore(tmp_path / "pool.db") as store:
+        store.add_memories(list(stream.memories))
+        active = [m for m in stream.memories if m.id != answers[3]]  # e.g. archived
+        recorded = record_outcomes(store, active, stream, served)
+        assert recorded == [(answers[0], True), (answers[0], False),
+                            *((a, True) for a in answers[4:])]
+        first, third, fourth, last = store.get_memories(
+            NAMESPACE, [answers[0], answers[2], answers[3], answers[9]])
+        assert (first.retrievals, first.successes, first.failures) == (2, 1, 1)
+        for untouched in (third, fourth):
+            assert (untouched.retrievals, untouched.successes, untouched.failures) == (0, 0, 0)
+        assert (last.retrievals, last.successes) == (1, 1)
+
+
+def test_run_stale_growth_feeds_back_usage_only_when_asked(cache):
+    cfg = with_overrides(maintenance_config(), FAST)
+    plain = run_stale_growth([("fast", cfg)], cache, sizes=[10, 40], seed=0).results[0]
+    assert not plain.feedback and all(s.usage == [] for s in plain.sizes)
+    fed = run_stale_growth([("fast", cfg)], cache, sizes=[10, 40], seed=0,
+                           feedback=True).results[0]
+    assert fed.feedback and fed.to_dict()["feedback"] is True
+    for s in fed.sizes:
+        # one outcome per question, and a success exactly when the first memory was right
+        assert len(s.usage) == len(RELEVANT)
+        assert sum(ok for _, ok in s.usage) == round(s.scores["maintained"].top1 * 10)
+        assert [m for m, _ in s.usage] == s.scores["maintained"].top1_ids
+    assert "usage fed back" in run_stale_growth(
+        [("fast", cfg)], cache, sizes=[10], feedback=True).format()
 
 
 def test_run_stale_growth_errors(cache):
