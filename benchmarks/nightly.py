@@ -7,7 +7,7 @@ embedded; reduction, clustering and planning run over the whole active pool). Ev
 runs in its own process so that its peak RSS (``resource.getrusage``) is its own.
 
 Embedder: ``hashing`` by default (deterministic, fast; the figure to read is everything but
-the embed stage), or ``--embedder minilm`` for the default int8 ONNX model (embedding 100k
+the embed stage), or ``--embedder minilm`` for the default MiniLM model (embedding 100k
 texts takes minutes on 2 cores the first time; the nightly run embeds only the 1%).
 Agents: rule-based (the default config). Reduction: UMAP 2-D; clustering: HDBSCAN.
 

