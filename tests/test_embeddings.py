@@ -274,6 +274,26 @@ def test_float32_graph_rejects_weights_that_do_not_match_the_int8_model(tmp_path
     assert len(float32_graph(model, weights)) < 1_000_000  # the weights stay in the file
 
 
+def test_float32_graph_replaces_every_int8_weight():
+    """All 38 weight tensors (2 embedding tables, 6 layers x 6 matrices) come from the
+    safetensors file: no int8 tensor is left to dequantise."""
+    import onnx
+    from onnx import TensorProto
+
+    from memmaint.maintenance.minilm_fp32 import float32_graph
+
+    model, weights = _packaged_files()
+    graph = onnx.load_from_string(float32_graph(model, weights)).graph
+    external = [t for t in graph.initializer if t.data_location == TensorProto.EXTERNAL]
+    assert len(external) == 38
+    assert {e.value for t in external for e in t.external_data if e.key == "location"} == {
+        "model.safetensors"}
+    assert not [t.name for t in graph.initializer if t.data_type == TensorProto.INT8]
+    assert not [n for n in graph.node if n.op_type == "Cast" and n.input[0].endswith("_q")]
+    assert sum(n.op_type == "Transpose" and n.name.endswith(".weight.T")
+               for n in graph.node) == 36
+
+
 @pytest.mark.parametrize("case", ["missing tensor", "truncated", "garbage"])
 def test_float32_graph_rejects_a_broken_weights_file(tmp_path, case):
     import struct
