@@ -41,7 +41,7 @@ A question refused by the gate counts as wrong (and adds nothing to relevance). 
 (:mod:`memmaint.maintenance.cap`) and the results count how many answers stay active.
 
 With ``feedback`` the agent's use of its memory is recorded as a deployment records it
-(``store.record_usage``): after the questions at each size, the memory the maintained pool
+(:func:`~memmaint.maintenance.retrieve.record_feedback`): after the questions at each size, the memory the maintained pool
 served first for each question counts one retrieval, a success when it answers the question
 (the customer's problem was solved) and a failure when it does not. Later maintenance runs
 see those outcome counts (outcome scores, the cap's ``outcome`` part, protection by a proven
@@ -64,7 +64,7 @@ from memmaint.maintenance.config import Config, with_overrides
 from memmaint.maintenance.errors import InputError
 from memmaint.maintenance.evaluation import EvalCache, format_table, maintain
 from memmaint.maintenance.records import Memory
-from memmaint.maintenance.retrieve import Retriever
+from memmaint.maintenance.retrieve import Retriever, record_feedback
 from memmaint.maintenance.routing import Routing, routing_from_report
 
 log = logging.getLogger(__name__)
@@ -465,6 +465,6 @@ def record_outcomes(store: Any, active: Sequence[Memory], stream: Stream,
         if memory is None:
             continue
         success = _carries(memory, stream_by_id[answer_id])
-        store.record_usage(memory.namespace, memory.id, success)
+        record_feedback(store, memory, success)  # what a deployed agent calls
         recorded.append((memory.id, success))
     return recorded
