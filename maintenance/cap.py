@@ -29,10 +29,14 @@ entries: ``docs/evaluation.md``.)
   known, so an untried memory sits between a helpful and an unhelpful one).
 
 **Selection** is greedy and redundancy-aware (maximal marginal relevance within a cluster):
-memories are kept best-first by ``value - redundancy * s``, where ``s`` is the highest cosine
-to a memory of the same cluster already kept and ``redundancy`` is ``agents.cap_redundancy``
-(default 0.5; 0 turns it off), so the fifth rewording of a notice yields to a distinct
-fact. Noise memories have no cluster and no redundancy. Ties go to the newer memory, then to
+memories are kept best-first by ``value - redundancy * r``, where ``redundancy`` is
+``agents.cap_redundancy`` (default 0.5; 0 turns it off) and ``r`` grows linearly from 0 to 1
+as ``s``, the highest cosine to a memory of the same cluster already kept, goes from
+``agents.cap_redundancy_floor`` to 1, so the fifth rewording of a notice yields to a
+distinct fact. The floor (default 0.6, :data:`FULL_MATCH`: as similar as a memory that fully
+matches a cluster is to its centroid) keeps distinct facts of one topic, which share a
+template and a cosine of 0.4-0.6, from being discounted as if they were rewordings of each
+other. Noise memories have no cluster and no redundancy. Ties go to the newer memory, then to
 the id; the lazy greedy keeps it ``O(sum of cluster sizes squared)`` vector products per
 namespace.
 
@@ -199,8 +203,12 @@ def memory_values(memories: Sequence[Memory], vectors: Any, centroids: Any,
 
 
 def select(values: Sequence[MemoryValue], vectors: Any, max_active: int,
-           redundancy: float = 0.5) -> tuple[list[int], list[MemoryValue]]:
+           redundancy: float = 0.5,
+           redundancy_floor: float = FULL_MATCH) -> tuple[list[int], list[MemoryValue]]:
     """Greedy keep-selection (module docstring): ``(kept indices, scored values)``.
+
+    A memory's redundancy is ``clip((s - redundancy_floor) / (1 - redundancy_floor), 0, 1)``
+    for ``s`` its highest cosine to a kept memory of its cluster.
 
     Exempt memories are kept first. The returned values carry each memory's final
     ``redundancy`` and ``score``; the indices not kept are the ones to archive.
@@ -208,6 +216,8 @@ def select(values: Sequence[MemoryValue], vectors: Any, max_active: int,
     n = len(values)
     if max_active < 0:
         raise InputError(f"max_active must be >= 0, got {max_active}")
+    if not 0.0 <= redundancy_floor < 1.0:
+        raise InputError(f"redundancy_floor must be in [0, 1), got {redundancy_floor}")
     x = unit_rows(vectors) if n else np.zeros((0, 1))
     labels = np.asarray([v.cluster for v in values], dtype=np.int64)
     members = {int(c): np.flatnonzero(labels == c) for c in np.unique(labels) if c >= 0}
@@ -222,7 +232,8 @@ def select(values: Sequence[MemoryValue], vectors: Any, max_active: int,
         c = int(labels[i])
         if redundancy > 0 and c >= 0:
             idx = members[c][~taken[members[c]]]
-            red[idx] = np.maximum(red[idx], np.clip(x[idx] @ x[i], 0.0, 1.0))
+            excess = (x[idx] @ x[i] - redundancy_floor) / (1.0 - redundancy_floor)
+            red[idx] = np.maximum(red[idx], np.clip(excess, 0.0, 1.0))
 
     for i in range(n):
         if values[i].exempt:
@@ -319,7 +330,8 @@ def apply_cap(plan: Plan, pool: Sequence[Memory], labels: Sequence[int] | np.nda
                                clusters=[c.cluster.label for c in cands])
         values = [dataclasses.replace(v, exempt=c.exempt or v.exempt)
                   for v, c in zip(values, cands)]
-        kept, scored = select(values, x[c_rows], cap, cfg.cap_redundancy)
+        kept, scored = select(values, x[c_rows], cap, cfg.cap_redundancy,
+                              cfg.cap_redundancy_floor)
         keep_set = set(kept)
         gone = sorted((scored[i] for i in range(len(cands)) if i not in keep_set),
                       key=lambda v: (v.score, v.created_at.timestamp(), v.memory_id))

@@ -137,6 +137,9 @@ class AgentsConfig:
     cap_redundancy: float = _opt(0.5, min=0.0,
                                  doc="cap: value lost per cosine to a kept memory of the same "
                                      "cluster (0: no redundancy discount)")
+    cap_redundancy_floor: float = _opt(0.6, min=0.0, max=0.99, doc=(
+        "cap: cosine to a kept memory below which a memory is not redundant at all; above "
+        "it the discount grows linearly to cosine 1"))
     regroup_noise: bool = _opt(True, doc="before planning, group noise and singleton memories "
                                          "whose cosines chain at regroup_threshold")
     regroup_threshold: float | None = _opt(
