@@ -437,6 +437,11 @@ def test_minilm_rejects_a_model_file_with_the_wrong_sha256(tmp_path):
         MiniLMEmbedder(model_path=bad, expected_sha256=MODEL_SHA256)
     msg = str(info.value)
     assert "sha256" in msg and MODEL_SHA256 in msg and "reinstall" in msg
+    # unchecked, a file onnxruntime cannot read is still one line, not a traceback
+    with pytest.raises(MemmaintError, match="onnxruntime cannot load"):
+        MiniLMEmbedder(model_path=bad, expected_sha256=None, precision="int8")
+    with pytest.raises(MemmaintError, match="cannot read ONNX model"):
+        MiniLMEmbedder(model_path=bad, expected_sha256=None)
 
 
 def test_minilm_loads_neither_torch_nor_sentence_transformers():
