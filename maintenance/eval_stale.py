@@ -41,9 +41,10 @@ A question refused by the gate counts as wrong (and adds nothing to relevance). 
 (:mod:`memmaint.maintenance.cap`) and the results count how many answers stay active.
 
 With ``feedback`` the agent's use of its memory is recorded as a deployment records it
-(:func:`~memmaint.maintenance.retrieve.record_feedback`): after the questions at each size, the memory the maintained pool
-served first for each question counts one retrieval, a success when it answers the question
-(the customer's problem was solved) and a failure when it does not. Later maintenance runs
+(:func:`~memmaint.maintenance.retrieve.record_feedback`): after the questions at each size,
+the memory the maintained pool served first for each question counts one retrieval, a
+success when it answers the question (the customer's problem was solved) and a failure when
+it does not. Later maintenance runs
 see those outcome counts (outcome scores, the cap's ``outcome`` part, protection by a proven
 outcome), as a nightly job sees the day's usage. The questions repeat at every size, as a
 support desk's do; without ``feedback`` (the default, the published experiment) every
