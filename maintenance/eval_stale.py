@@ -44,11 +44,10 @@ With ``feedback`` the agent's use of its memory is recorded as a deployment reco
 (:func:`~memmaint.maintenance.retrieve.record_feedback`): after the questions at each size,
 the memory the maintained pool served first for each question counts one retrieval, a
 success when it answers the question (the customer's problem was solved) and a failure when
-it does not. Later maintenance runs
-see those outcome counts (outcome scores, the cap's ``outcome`` part, protection by a proven
-outcome), as a nightly job sees the day's usage. The questions repeat at every size, as a
-support desk's do; without ``feedback`` (the default, the published experiment) every
-memory's outcome is unknown.
+it does not. Later maintenance runs see those outcome counts (outcome scores, the cap's
+``outcome`` part, protection by a proven outcome), as a nightly job sees the day's usage.
+The questions repeat at every size, as a support desk's do; without ``feedback`` (the
+default, the published experiment) every memory's outcome is unknown.
 """
 
 from __future__ import annotations
