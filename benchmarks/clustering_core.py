@@ -68,7 +68,7 @@ def bench_bcubed(repeats: int) -> None:
 def bench_hdbscan(sizes: list[int], sklearn_max: int) -> None:
     from sklearn.cluster import HDBSCAN
 
-    from memmaint.clustering.hdbscan_adapter import HDBSCANClusterer
+    from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
 
     print("\nHDBSCAN on 2-D points (20 Gaussian blobs + 10% uniform noise), min_cluster_size=5")
     print(f"{'N':>10} {'adapter s':>10} {'sklearn s':>10} {'ratio':>7}")
@@ -91,7 +91,7 @@ def bench_hdbscan(sizes: list[int], sklearn_max: int) -> None:
 
 
 def bench_reducers(n: int, repeats: int) -> None:
-    from memmaint.clustering.reducers import make_reducer
+    from memmaint.clustering.reduce.reducers import make_reducer
 
     rng = np.random.default_rng(2)
     centres = rng.normal(size=(30, 384))

@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.config import Config, EmbeddingConfig
-from memmaint.maintenance.embeddings import get_embedder
+from memmaint.maintenance.core.config import Config, EmbeddingConfig
+from memmaint.maintenance.embed.base import get_embedder
 from memmaint.optimize.objective import Evaluator, LabelledPool, Objective
 from memmaint.optimize.pools import RawPool, SQLiteEmbeddingCache, embed_pools
 from memmaint.optimize.space import SearchSpace, default_space

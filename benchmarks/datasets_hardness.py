@@ -35,8 +35,8 @@ def main() -> None:
     from memmaint.clustering.metrics import bcubed
     from memmaint.clustering.pipeline import cluster_embeddings
     from memmaint.datasets.pools import make_memory_pool
-    from memmaint.maintenance.config import ClusteringConfig, EmbeddingConfig, ReductionConfig
-    from memmaint.maintenance.embeddings import get_embedder
+    from memmaint.maintenance.core.config import ClusteringConfig, EmbeddingConfig, ReductionConfig
+    from memmaint.maintenance.embed.base import get_embedder
 
     warnings.filterwarnings("ignore")
     embedder = get_embedder(EmbeddingConfig())

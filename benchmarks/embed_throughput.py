@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from memmaint.maintenance.embeddings import Embedder
+from memmaint.maintenance.embed.base import Embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -41,19 +41,19 @@ FIXTURE = ROOT / "tests" / "fixtures" / "minilm_reference.json"
 
 BACKENDS = {
     "minilm-onnx": (
-        "from memmaint.maintenance.onnx_minilm import MiniLMEmbedder",
+        "from memmaint.maintenance.embed.minilm import MiniLMEmbedder",
         "MiniLMEmbedder(batch_size={batch}, threads={threads})",
     ),
     "minilm-onnx-int8": (
-        "from memmaint.maintenance.onnx_minilm import MiniLMEmbedder",
+        "from memmaint.maintenance.embed.minilm import MiniLMEmbedder",
         "MiniLMEmbedder(batch_size={batch}, threads={threads}, precision='int8')",
     ),
     "hashing": (
-        "from memmaint.maintenance.embeddings import HashingEmbedder",
+        "from memmaint.maintenance.embed.base import HashingEmbedder",
         "HashingEmbedder(dim=384)",
     ),
     "sentence-transformers": (
-        "from memmaint.maintenance.embeddings import SentenceTransformerEmbedder",
+        "from memmaint.maintenance.embed.base import SentenceTransformerEmbedder",
         "SentenceTransformerEmbedder(batch_size={batch})",
     ),
 }
@@ -105,8 +105,8 @@ def cold_start(backend: str, batch: int, threads: int) -> tuple[float, float] | 
 
 
 def make_embedder(backend: str, batch: int, threads: int) -> Embedder:
-    from memmaint.maintenance.embeddings import HashingEmbedder, SentenceTransformerEmbedder
-    from memmaint.maintenance.onnx_minilm import MiniLMEmbedder
+    from memmaint.maintenance.embed.base import HashingEmbedder, SentenceTransformerEmbedder
+    from memmaint.maintenance.embed.minilm import MiniLMEmbedder
 
     if backend == "minilm-onnx":
         return MiniLMEmbedder(batch_size=batch, threads=threads)
@@ -162,7 +162,7 @@ def main() -> None:
     corpora = load_corpora(args.n)
     from tokenizers import Tokenizer
 
-    from memmaint.maintenance.onnx_minilm import tokenizer_folder
+    from memmaint.maintenance.embed.minilm import tokenizer_folder
 
     tok = Tokenizer.from_file(str(tokenizer_folder() / "tokenizer.json"))
     tok.no_truncation()

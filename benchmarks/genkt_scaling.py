@@ -127,7 +127,7 @@ def timed(fn):
 def run_group(n, D, ps, radii, ref_max_n, fastjet_max_n, cos_max_n, overlap, uniform):
     """Child process: every (p, R) for one (n, D); returns a list of result rows."""
     sys.path.insert(0, ROOT)
-    from memmaint.clustering.genkt import GenKTDefinition, genkt_cluster
+    from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
 
     X, E, w = make_pool(n, D, with_embeddings=n <= cos_max_n, overlap=overlap,
                         uniform=uniform)

@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 from memmaint.datasets.pools import make_memory_pool
-from memmaint.maintenance.agents import plan
-from memmaint.maintenance.apply import apply_plan, undo_run
-from memmaint.maintenance.config import AgentsConfig
-from memmaint.maintenance.embeddings import HashingEmbedder
-from memmaint.maintenance.sqlite_store import SQLiteStore
+from memmaint.maintenance.agents.rules import plan
+from memmaint.maintenance.apply.applier import apply_plan, undo_run
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.embed.base import HashingEmbedder
+from memmaint.maintenance.store.sqlite import SQLiteStore
 
 
 def main() -> None:

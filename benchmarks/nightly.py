@@ -92,8 +92,8 @@ def phase_build(db: str, n: int, seed: int, fresh: bool, vocab_seed: int,
                 n_topics: int) -> dict:
     import numpy as np
 
-    from memmaint.maintenance.records import Memory, utcnow
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.core.records import Memory, utcnow
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     rng = np.random.default_rng(seed + 1)
     now = utcnow()
@@ -113,9 +113,9 @@ def phase_build(db: str, n: int, seed: int, fresh: bool, vocab_seed: int,
 
 
 def phase_run(db: str, config_path: str) -> dict:
-    from memmaint.maintenance.config import load_config
-    from memmaint.maintenance.job import run_job
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.core.config import load_config
+    from memmaint.maintenance.job.run import run_job
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     t0 = time.perf_counter()
     with SQLiteStore(db, create=False) as store:

@@ -101,8 +101,8 @@ def real(thresholds: list[float], max_sizes: list[int | None], cache_path: str) 
     from memmaint.clustering.metrics import bcubed
     from memmaint.clustering.pipeline import cluster_embeddings
     from memmaint.clustering.regroup import regroup_noise
-    from memmaint.maintenance.config import Config
-    from memmaint.maintenance.evaluation import EvalCache
+    from memmaint.maintenance.core.config import Config
+    from memmaint.maintenance.evaluation.common import EvalCache
 
     cfg = Config()
     with EvalCache(cache_path) as cache:

@@ -52,8 +52,8 @@ def agreement_part(args: argparse.Namespace) -> dict:
     from memmaint.clustering.pipeline import cluster_embeddings
     from memmaint.clustering.sharding import agreement, cluster_sharded
     from memmaint.datasets.pools import make_memory_pool
-    from memmaint.maintenance.config import EmbeddingConfig, config_from_dict
-    from memmaint.maintenance.embeddings import get_embedder
+    from memmaint.maintenance.core.config import EmbeddingConfig, config_from_dict
+    from memmaint.maintenance.embed.base import get_embedder
 
     memories, truth = [], []
     for k, kind in enumerate(("support", "mtg")):  # two vocabularies, one pool
@@ -180,8 +180,8 @@ def _warm() -> bool:
 
 def timing_part(args: argparse.Namespace) -> dict:
     from memmaint.clustering.sharding import cluster_sharded
-    from memmaint.maintenance.config import config_from_dict
-    from memmaint.maintenance.executors import DaskExecutor
+    from memmaint.maintenance.core.config import config_from_dict
+    from memmaint.maintenance.job.executors import DaskExecutor
 
     cfg = config_from_dict({"reduction": {"method": "pca", "n_components": 3},
                             "clustering": {"hdbscan": {"min_cluster_size": 10}}})

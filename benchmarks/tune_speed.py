@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from memmaint.datasets.pools import make_memory_pool
-from memmaint.maintenance.config import EmbeddingConfig
-from memmaint.maintenance.embeddings import get_embedder
+from memmaint.maintenance.core.config import EmbeddingConfig
+from memmaint.maintenance.embed.base import get_embedder
 from memmaint.optimize.objective import Evaluator, LRUCache, Objective
 from memmaint.optimize.pools import (
     DictEmbeddingCache,

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.errors import InputError
+from memmaint.maintenance.core.errors import InputError
 
 __all__ = ["NOISE_POLICIES", "BCubed", "ClusterReport", "bcubed", "cluster_report"]
 

@@ -2,8 +2,8 @@
 
 :func:`cluster_embeddings` is what the maintenance job calls. Clusterers are pluggable through
 a :class:`Clusterer` protocol and a registry keyed by ``ClusteringConfig.algorithm``:
-``hdbscan`` (:class:`~memmaint.clustering.hdbscan_adapter.HDBSCANClusterer`) and ``genkt``
-(:class:`GenKTClusterer`, a thin wrapper over :class:`memmaint.clustering.genkt.GenKT`).
+``hdbscan`` (:class:`~memmaint.clustering.density.hdbscan_adapter.HDBSCANClusterer`) and ``genkt``
+(:class:`GenKTClusterer`, a thin wrapper over :class:`memmaint.clustering.genkt.estimator.GenKT`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from memmaint.clustering.hdbscan_adapter import HDBSCANClusterer
-from memmaint.clustering.reducers import check_matrix, reducer_from_config
-from memmaint.maintenance.config import ClusteringConfig, ReductionConfig
-from memmaint.maintenance.errors import ConfigError, InputError
+from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
+from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
+from memmaint.maintenance.core.config import ClusteringConfig, ReductionConfig
+from memmaint.maintenance.core.errors import ConfigError, InputError
 
 __all__ = [
     "CLUSTERERS",
@@ -58,7 +58,7 @@ class GenKTClusterer:
 
     def fit_predict(self, X: Any, *, embeddings: Any = None,
                     sample_weight: Any = None) -> np.ndarray:
-        from memmaint.clustering.genkt import GenKT  # written alongside; imported when used
+        from memmaint.clustering.genkt.estimator import GenKT  # written alongside; imported when used
 
         model = GenKT(p=self.p, R=self.R, cos_cut=self.cos_cut,
                       recombination=self.recombination)

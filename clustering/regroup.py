@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.errors import InputError
+from memmaint.maintenance.core.errors import InputError
 
 __all__ = ["BLOCK_ENTRIES", "SPLIT_STEP", "TOLERANCE", "regroup_for_agents", "regroup_noise",
            "regroup_threshold", "similarity_components", "split_components"]

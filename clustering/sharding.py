@@ -9,7 +9,7 @@ reconcile.
 2. **Cluster** each shard on its own with the configured reducer and clusterer
    (:func:`~memmaint.clustering.pipeline.cluster_embeddings`), as independent tasks on an
    executor (anything with an order-preserving ``map(fn, items)``: see
-   :mod:`memmaint.maintenance.executors`; the default runs them one after another).
+   :mod:`memmaint.maintenance.job.executors`; the default runs them one after another).
 3. **Reconcile** clusters that straddle shard borders (:func:`reconcile`): every shard cluster
    becomes one object whose centre is the normalised mean of its members' unit embeddings.
    Objects of different shards are merged when they pass the eligibility rule, taken in
@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 
 from memmaint.clustering.metrics import BCubed, bcubed
-from memmaint.maintenance.config import ClusteringConfig, ReductionConfig
-from memmaint.maintenance.errors import InputError
+from memmaint.maintenance.core.config import ClusteringConfig, ReductionConfig
+from memmaint.maintenance.core.errors import InputError
 
 __all__ = [
     "ShardedResult",
@@ -318,7 +318,7 @@ def cluster_sharded(embeddings: Any, weights: Any, reduction: ReductionConfig,
 
     Each shard should hold several groups: HDBSCAN never calls a whole shard one cluster.
     """
-    from memmaint.clustering.reducers import check_matrix
+    from memmaint.clustering.reduce.reducers import check_matrix
 
     X = check_matrix(embeddings, "embedding").astype(np.float32)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from memmaint.maintenance.errors import InputError, UserError
-from memmaint.maintenance.io import write_atomically
+from memmaint.maintenance.core.errors import InputError, UserError
+from memmaint.maintenance.core.io import write_atomically
 
 
 def _per_class(value: str) -> tuple[int, int]:

@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from memmaint.datasets.pools import MemoryPool, draw_weights, parse_per_class
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.records import Memory, to_utc, utcnow
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.records import Memory, to_utc, utcnow
 
 DATA_ENV = "MEMMAINT_SHARED_DATA"
 _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",

@@ -1,6 +1,6 @@
 """Synthetic memory pools with a known grouping.
 
-A pool is a set of :class:`~memmaint.maintenance.records.Memory` records, each a noisy
+A pool is a set of :class:`~memmaint.maintenance.core.records.Memory` records, each a noisy
 observation of one latent "ideal instruction" (its class) or a one-off note that belongs to no
 class (noise, label ``-1``). Each memory carries an importance weight drawn from a chosen
 distribution and a timestamp spread over a window, so the pool can be clustered, scored with
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from memmaint.datasets.grammar import Family, Vocabulary, latent_text, observe, render, sentence
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.records import Memory, to_utc, utcnow
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.records import Memory, to_utc, utcnow
 
 KINDS: dict[str, str] = {
     "mtg": "memmaint.datasets.vocab_mtg",

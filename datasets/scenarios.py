@@ -22,7 +22,7 @@ injection      a memory that orders the agent to evict         ``keep`` (and it 
 control        an ordinary current fact                        ``keep``
 ============== =============================================== ==============================
 
-The expectations assume the default :class:`~memmaint.maintenance.config.AgentsConfig`
+The expectations assume the default :class:`~memmaint.maintenance.core.config.AgentsConfig`
 (``canonical="newest"``, ``merge_threshold=0.85``, ``conflict_policy="newer"``, the default
 TTLs, ``noise_max_importance=0.5``, ``noise_min_age_days=90``) with ``evict_stale`` and
 ``evict_noise`` as given to :func:`make_scenario`; :meth:`Scenario.agents_config` returns
@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 
 from memmaint.datasets import scenario_items as lib
-from memmaint.maintenance.config import AgentsConfig
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.records import Memory, to_utc, utcnow
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.records import Memory, to_utc, utcnow
 
 ACTIONS = ("keep", "merge", "supersede", "evict")
 SCENARIO_TYPES = ("duplicate", "changed_fact", "stale", "noise", "contradiction", "injection",

@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from memmaint.maintenance.config import Config, config_to_toml, load_config, with_overrides
-from memmaint.maintenance.errors import MemmaintError, UserError
-from memmaint.maintenance.io import write_atomically
+from memmaint.maintenance.core.config import Config, config_to_toml, load_config, with_overrides
+from memmaint.maintenance.core.errors import MemmaintError, UserError
+from memmaint.maintenance.core.io import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ def tune_cmd(train: tuple[str, ...], validate: tuple[str, ...], trials: int,
         overrides["embedding.model"] = embedder
     base = with_overrides(base, overrides)
 
-    from memmaint.maintenance.embeddings import get_embedder
+    from memmaint.maintenance.embed.base import get_embedder
     from memmaint.optimize.pools import DictEmbeddingCache, SQLiteEmbeddingCache
 
     emb = get_embedder(base.embedding)

@@ -1,7 +1,7 @@
 """The tuning objective: B-cubed recall under a precision floor, over labelled pools.
 
 Pure core: pools are values (:class:`LabelledPool`), a configuration is a
-:class:`~memmaint.maintenance.config.Config`, and :class:`Evaluator` returns one
+:class:`~memmaint.maintenance.core.config.Config`, and :class:`Evaluator` returns one
 :class:`PoolScore` per pool. :class:`Objective` adapts that to Optuna: value = mean recall,
 constraint = ``floor - mean precision`` (or ``floor - worst precision`` with
 ``floor_on="worst"``), feasible when <= 0, given to Optuna with ``Trial.set_constraint``.
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.config import ClusteringConfig, Config, ReductionConfig
-from memmaint.maintenance.errors import InputError, UserError
+from memmaint.maintenance.core.config import ClusteringConfig, Config, ReductionConfig
+from memmaint.maintenance.core.errors import InputError, UserError
 
 log = logging.getLogger(__name__)
 
@@ -271,7 +271,7 @@ class Evaluator:
         return text
 
     def reduce(self, pool: LabelledPool, cfg: ReductionConfig) -> np.ndarray:
-        from memmaint.clustering.reducers import reduce
+        from memmaint.clustering.reduce.reducers import reduce
 
         key = (pool.fingerprint, reduction_key(cfg))
         return self.reductions.get_or_compute(
@@ -290,7 +290,7 @@ class Evaluator:
 
     def _cluster_genkt(self, pool: LabelledPool, reduced: np.ndarray,
                        red_cfg: ReductionConfig, cfg: ClusteringConfig) -> np.ndarray:
-        from memmaint.clustering.genkt import GenKTDefinition, genkt_cluster
+        from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
 
         g = cfg.genkt
         weights = pool.weights if g.use_weights else None

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from memmaint.maintenance.errors import require
+from memmaint.maintenance.core.errors import require
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.records import Memory
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.records import Memory
 from memmaint.optimize.objective import LabelledPool
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def read_pool(path: str | Path, name: str | None = None) -> RawPool:
 
     Raises :class:`InputError` naming the file, line and problem (nothing is half-read).
     """
-    from memmaint.maintenance.io import read_entries
+    from memmaint.maintenance.core.io import read_entries
 
     p = Path(path)
     memories: list[Memory] = []
@@ -182,7 +182,7 @@ def embed_pools(raw: Sequence[RawPool], embedder: Any,
     Identical texts are embedded once across pools; weights are the memories'
     ``importance``.
     """
-    from memmaint.maintenance.embeddings import embed_memories
+    from memmaint.maintenance.embed.base import embed_memories
 
     memories = [m for pool in raw for m in pool.memories]
     if not memories:

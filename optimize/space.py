@@ -1,7 +1,7 @@
 """The search space as data.
 
 A :class:`SearchSpace` is an ordered tuple of :class:`Param` values, each naming a dotted
-path into :class:`~memmaint.maintenance.config.Config` (``"clustering.genkt.p"``). Order
+path into :class:`~memmaint.maintenance.core.config.Config` (``"clustering.genkt.p"``). Order
 matters: a parameter may carry a ``when`` condition on parameters listed before it, which is
 how conditional parameters (UMAP's ``n_neighbors`` only when the reducer is UMAP) reach
 Optuna's define-by-run API. Any parameter can be fixed to one value.
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memmaint.maintenance.config import Config, with_overrides
-from memmaint.maintenance.errors import ConfigError, UserError
+from memmaint.maintenance.core.config import Config, with_overrides
+from memmaint.maintenance.core.errors import ConfigError, UserError
 
 if sys.version_info >= (3, 11):
     import tomllib

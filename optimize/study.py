@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memmaint.maintenance.config import Config, with_overrides
-from memmaint.maintenance.errors import UserError
+from memmaint.maintenance.core.config import Config, with_overrides
+from memmaint.maintenance.core.errors import UserError
 from memmaint.optimize.objective import (
     CONSTRAINT_ATTR,
     Evaluator,
@@ -124,7 +124,7 @@ def _use_wal(path: str) -> None:
 def sqlalchemy_pg_url(url: str) -> str:
     """``postgresql://...`` (libpq style, as ``--db`` takes it) as SQLAlchemy's URL for the
     psycopg 3 driver, ``postgresql+psycopg://...`` (extra ``postgres``)."""
-    from memmaint.maintenance.errors import require
+    from memmaint.maintenance.core.errors import require
 
     require("psycopg", "postgres")
     return "postgresql+psycopg://" + url.split("://", 1)[1]

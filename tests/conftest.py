@@ -27,7 +27,7 @@ def shared_data() -> Path:
 @pytest.fixture
 def sqlite_store(tmp_path):
     """An empty SQLite store in a temporary file, closed afterwards."""
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     store = SQLiteStore(tmp_path / "store.db")
     yield store
@@ -39,7 +39,7 @@ def cli():
     """Invoke the ``memmaint`` CLI in-process: ``cli("stats", "--db", path)``."""
     from click.testing import CliRunner
 
-    from memmaint.maintenance.cli import main
+    from memmaint.maintenance.cli.main import main
 
     runner = CliRunner()
 

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
-from memmaint.maintenance.embeddings import HashingEmbedder
-from memmaint.maintenance.records import Memory
+from memmaint.maintenance.embed.base import HashingEmbedder
+from memmaint.maintenance.core.records import Memory
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)
 

@@ -1,4 +1,4 @@
-"""The behaviour every :class:`~memmaint.maintenance.store.MemoryStore` must have.
+"""The behaviour every :class:`~memmaint.maintenance.store.base.MemoryStore` must have.
 
 Use it by subclassing :class:`StoreConformance` in a ``test_*.py`` module and providing a
 ``make_store`` fixture: a callable that returns a new, *empty* store each time it is called
@@ -28,15 +28,15 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from memmaint.maintenance.errors import (
+from memmaint.maintenance.core.errors import (
     DuplicateIdError,
     InputError,
     LockHeldError,
     UnknownIdError,
     VersionConflict,
 )
-from memmaint.maintenance.records import Memory, Status, content_hash
-from memmaint.maintenance.store import Event, MemoryStore, RunRecord, open_store
+from memmaint.maintenance.core.records import Memory, Status, content_hash
+from memmaint.maintenance.store.base import Event, MemoryStore, RunRecord, open_store
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
 
@@ -69,7 +69,7 @@ def rich_memory() -> Memory:
 
 _HOLD_LOCK = """
 import sys
-from memmaint.maintenance.store import open_store
+from memmaint.maintenance.store.base import open_store
 store = open_store(sys.argv[1], create=False)
 with store.lock():
     print("locked", flush=True)
@@ -96,8 +96,8 @@ def _locked_eventually(store: MemoryStore, timeout: float = 10.0) -> Iterator[No
 
 _TRY_LOCK = """
 import sys
-from memmaint.maintenance.errors import LockHeldError
-from memmaint.maintenance.store import open_store
+from memmaint.maintenance.core.errors import LockHeldError
+from memmaint.maintenance.store.base import open_store
 store = open_store(sys.argv[1], create=False)
 try:
     with store.lock():

@@ -8,18 +8,18 @@ import numpy as np
 import pytest
 from maint_fixtures import NOW, embed, local_scenario, mem
 
-from memmaint.maintenance.agents import merge_metadata, merged_memory, plan
-from memmaint.maintenance.config import AgentsConfig, Config
-from memmaint.maintenance.conflicts import conflict, extract
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.freshness import (
+from memmaint.maintenance.agents.rules import merge_metadata, merged_memory, plan
+from memmaint.maintenance.core.config import AgentsConfig, Config
+from memmaint.maintenance.agents.conflicts import conflict, extract
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.freshness import (
     STALE_BLOCK,
     STALE_WARN,
     freshness,
     verdict,
     wilson_interval,
 )
-from memmaint.maintenance.plan import Evict, Keep, Merge, Resolve, Supersede, check_plan
+from memmaint.maintenance.plan.model import Evict, Keep, Merge, Resolve, Supersede, check_plan
 
 ACTION_OF = {"keep": "keep", "merge": "merge", "supersede": "supersede", "resolve": "supersede",
              "evict": "evict"}
@@ -276,8 +276,8 @@ def test_inputs_are_validated():
 
 @pytest.fixture(scope="module")
 def minilm():
-    from memmaint.maintenance.config import EmbeddingConfig
-    from memmaint.maintenance.embeddings import get_embedder
+    from memmaint.maintenance.core.config import EmbeddingConfig
+    from memmaint.maintenance.embed.base import get_embedder
 
     embedder = get_embedder(EmbeddingConfig())
     cache: dict[str, np.ndarray] = {}
@@ -325,7 +325,7 @@ def test_scenario_pools_expected_action_rate(minilm, kind, seed, evict):
 
 def test_scenario_price_change_and_injection(minilm, sqlite_store):
     from memmaint.datasets.scenarios import make_scenario
-    from memmaint.maintenance.apply import apply_plan
+    from memmaint.maintenance.apply.applier import apply_plan
 
     scenario = make_scenario(kind="support", seed=0)
     by_text = {m.text: m.id for m in scenario.memories}

@@ -12,15 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from maint_fixtures import NOW, embed, local_scenario, mem, random_pool
 
-from memmaint.maintenance.agents import plan
-from memmaint.maintenance.apply import UndoRefused, apply_plan, undo_run
-from memmaint.maintenance.config import AgentsConfig
-from memmaint.maintenance.errors import UnknownIdError, UserError
-from memmaint.maintenance.lineage import lineage_graph, render
-from memmaint.maintenance.plan import ClusterPlan, Keep, Merge, Plan, PlanError
-from memmaint.maintenance.records import Status
-from memmaint.maintenance.sqlite_store import SQLiteStore
-from memmaint.maintenance.store import RunRecord
+from memmaint.maintenance.agents.rules import plan
+from memmaint.maintenance.apply.applier import UndoRefused, apply_plan, undo_run
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.core.errors import UnknownIdError, UserError
+from memmaint.maintenance.report.lineage import lineage_graph, render
+from memmaint.maintenance.plan.model import ClusterPlan, Keep, Merge, Plan, PlanError
+from memmaint.maintenance.core.records import Status
+from memmaint.maintenance.store.sqlite import SQLiteStore
+from memmaint.maintenance.store.base import RunRecord
 
 
 def make_plan(pool, labels, config=None, plan_id="plan-1"):

@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 from maint_fixtures import NOW, embed, local_scenario, random_pool
 
-from memmaint.maintenance.agents import plan
-from memmaint.maintenance.config import AgentsConfig
-from memmaint.maintenance.sqlite_store import SQLiteStore
+from memmaint.maintenance.agents.rules import plan
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.store.sqlite import SQLiteStore
 
 KILLS = 24
 DELAY = "0.004"
@@ -35,9 +35,9 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SI
 CHILD = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from memmaint.maintenance.apply import apply_plan
-    from memmaint.maintenance.plan import Plan
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.apply.applier import apply_plan
+    from memmaint.maintenance.plan.model import Plan
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     the_plan = Plan.from_json(Path(sys.argv[2]).read_text())
     store = SQLiteStore(sys.argv[1], create=False)

@@ -11,19 +11,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from maint_fixtures import NOW, embed, local_scenario, mem, unit
 
-from memmaint.maintenance.agents import merged_memory
-from memmaint.maintenance.agents import plan as agents_plan
-from memmaint.maintenance.apply import apply_plan, undo_run
-from memmaint.maintenance.cap import (
+from memmaint.maintenance.agents.rules import merged_memory
+from memmaint.maintenance.agents.rules import plan as agents_plan
+from memmaint.maintenance.apply.applier import apply_plan, undo_run
+from memmaint.maintenance.agents.cap import (
     WEIGHTS,
     MemoryValue,
     apply_cap,
     memory_values,
     select,
 )
-from memmaint.maintenance.config import AgentsConfig, Config, config_from_dict
-from memmaint.maintenance.errors import ConfigError, InputError
-from memmaint.maintenance.plan import (
+from memmaint.maintenance.core.config import AgentsConfig, Config, config_from_dict
+from memmaint.maintenance.core.errors import ConfigError, InputError
+from memmaint.maintenance.plan.model import (
     NOISE,
     Archive,
     ClusterPlan,
@@ -33,8 +33,8 @@ from memmaint.maintenance.plan import (
     Supersede,
     check_plan,
 )
-from memmaint.maintenance.records import Status
-from memmaint.maintenance.routing import cluster_centroids
+from memmaint.maintenance.core.records import Status
+from memmaint.maintenance.retrieve.routing import cluster_centroids
 
 
 def keep_plan(pool, labels) -> Plan:
@@ -405,9 +405,9 @@ def job_pool():
 
 
 def test_job_applies_the_cap_reports_it_and_undo_restores(tmp_path, cli):
-    from memmaint.maintenance.job import compare_configs, run_job
-    from memmaint.maintenance.report import format_comparison, format_report
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.job.run import compare_configs, run_job
+    from memmaint.maintenance.report.model import format_comparison, format_report
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     db = tmp_path / "pool.db"
     with SQLiteStore(db) as store:
@@ -436,7 +436,7 @@ def test_job_applies_the_cap_reports_it_and_undo_restores(tmp_path, cli):
 
 
 def test_pointers_may_name_an_archived_memory_but_not_an_evicted_one():
-    from memmaint.maintenance.plan import Evict, PlanError
+    from memmaint.maintenance.plan.model import Evict, PlanError
 
     def cluster(last):
         return Plan((ClusterPlan("default", 0, ("old", "new"), {"old": 1, "new": 1},
@@ -449,8 +449,8 @@ def test_pointers_may_name_an_archived_memory_but_not_an_evicted_one():
 
 
 def test_compare_cli_shows_what_the_cap_archived_and_the_routing(tmp_path, cli):
-    from memmaint.maintenance.config import config_to_toml
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.core.config import config_to_toml
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     db = tmp_path / "pool.db"
     with SQLiteStore(db) as store:
@@ -471,9 +471,9 @@ def test_compare_cli_shows_what_the_cap_archived_and_the_routing(tmp_path, cli):
 
 
 def _stale_growth_capped(tmp_path_factory, feedback: bool):
-    from memmaint.maintenance.config import with_overrides
-    from memmaint.maintenance.eval_stale import maintenance_config, run_stale_growth
-    from memmaint.maintenance.evaluation import EvalCache
+    from memmaint.maintenance.core.config import with_overrides
+    from memmaint.maintenance.evaluation.stale import maintenance_config, run_stale_growth
+    from memmaint.maintenance.evaluation.common import EvalCache
 
     cfg = with_overrides(maintenance_config(), {"agents.max_active": 50})
     with EvalCache(tmp_path_factory.mktemp("stale") / "cache.sqlite") as cache:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memmaint.maintenance.records import Status
-from memmaint.maintenance.report import RunReport
-from memmaint.maintenance.sqlite_store import SQLiteStore
+from memmaint.maintenance.core.records import Status
+from memmaint.maintenance.report.model import RunReport
+from memmaint.maintenance.store.sqlite import SQLiteStore
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -61,7 +61,7 @@ def test_run_then_runs_lists_it(cli, setup, tmp_path):
     assert res.exit_code == 0, res.output
     assert "succeeded" in res.stdout and "memories affected" in res.stdout
     # plain log lines on stderr (not a terminal here), the summary on stdout
-    assert re.search(r"^\S+ INFO memmaint\.maintenance\.job: run \S+: started$", res.stderr,
+    assert re.search(r"^\S+ INFO memmaint\.maintenance\.job\.run: run \S+: started$", res.stderr,
                      re.MULTILINE)
     assert "INFO" not in res.stdout
     report = RunReport.load(out)
@@ -105,7 +105,7 @@ def test_too_few_new_memories_skip_with_exit_4_unless_forced(cli, setup):
 
 LOCK_HOLDER = textwrap.dedent("""
     import sys, time
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.store.sqlite import SQLiteStore
     store = SQLiteStore(sys.argv[1], create=False)
     with store.lock():
         print("locked", flush=True)
@@ -194,7 +194,7 @@ def test_demo_with_fast_configs(cli, tmp_path, monkeypatch, setup):
 
 
 def test_progress_without_terminal_logs_every_tenth(caplog):
-    from memmaint.maintenance.cli_run import _Progress
+    from memmaint.maintenance.cli.run import _Progress
 
     progress = _Progress(tty=False)
     with caplog.at_level("INFO", logger="memmaint.cli"):

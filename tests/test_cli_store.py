@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from memmaint.maintenance.cli_store import _EmbedProgress
-from memmaint.maintenance.records import Memory, Status
-from memmaint.maintenance.sqlite_store import SQLiteStore
+from memmaint.maintenance.cli.store import _EmbedProgress
+from memmaint.maintenance.core.records import Memory, Status
+from memmaint.maintenance.store.sqlite import SQLiteStore
 
 SEED = (b'{"id": "existing", "text": "The pro plan costs $10.", "kind": "price"}\n'
         b'{"id": "other", "text": "Standup is at 9.", "namespace": "team"}\n')
@@ -200,7 +200,7 @@ def test_stats(db, cli):
 
 
 def test_embed_twice_uses_the_cache(db, cli):
-    pytest.importorskip("memmaint.maintenance.embeddings")
+    pytest.importorskip("memmaint.maintenance.embed.base")
     with SQLiteStore(db) as store:
         store.add_memories([Memory(text=f"note {i}", id=f"n{i}") for i in range(150)]
                            + [Memory(text="note 1", id="dup"),

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from memmaint.maintenance.cli_store import render_config
-from memmaint.maintenance.config import (
+from memmaint.maintenance.cli.store import render_config
+from memmaint.maintenance.core.config import (
     Config,
     EmbeddingConfig,
     config_from_dict,
@@ -17,7 +17,7 @@ from memmaint.maintenance.config import (
     load_config,
     with_overrides,
 )
-from memmaint.maintenance.errors import ConfigError
+from memmaint.maintenance.core.errors import ConfigError
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -26,8 +26,8 @@ SEEDS = (0, 1, 2)
 
 @pytest.fixture(scope="module")
 def embedder():
-    embeddings = pytest.importorskip("memmaint.maintenance.embeddings")
-    from memmaint.maintenance.config import EmbeddingConfig
+    embeddings = pytest.importorskip("memmaint.maintenance.embed.base")
+    from memmaint.maintenance.core.config import EmbeddingConfig
 
     return embeddings.get_embedder(EmbeddingConfig())
 
@@ -36,7 +36,7 @@ def embedder():
 def test_default_pipeline_is_neither_perfect_nor_hopeless(embedder, seed):
     pipeline = pytest.importorskip("memmaint.clustering.pipeline")
     metrics = pytest.importorskip("memmaint.clustering.metrics")
-    from memmaint.maintenance.config import ClusteringConfig, ReductionConfig
+    from memmaint.maintenance.core.config import ClusteringConfig, ReductionConfig
 
     pool = make_memory_pool("mtg", n_classes=20, per_class=(5, 10), seed=seed)
     vectors = embedder.embed(pool.texts)

@@ -17,7 +17,7 @@ from memmaint.datasets.labelled import (
     load_labelled,
     sample_pools,
 )
-from memmaint.maintenance.errors import InputError
+from memmaint.maintenance.core.errors import InputError
 
 
 def _write(path, text):

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from memmaint.datasets.grammar import Entity, render
 from memmaint.datasets.pools import draw_weights, get_vocabulary, make_memory_pool
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.records import Memory
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.records import Memory
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 KINDS = ("mtg", "support")

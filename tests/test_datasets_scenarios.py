@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from memmaint.datasets.scenarios import ACTIONS, SCENARIO_TYPES, make_scenario
-from memmaint.maintenance.config import AgentsConfig
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.freshness import freshness, verdict
-from memmaint.maintenance.records import Memory
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.freshness import freshness, verdict
+from memmaint.maintenance.core.records import Memory
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 TTL = AgentsConfig().ttl_days
@@ -150,8 +150,8 @@ def test_counts_and_score():
 def test_items_are_close_in_embedding_space():
     """Near-duplicates sit above the default merge threshold (0.85) with the default MiniLM
     embedder; memories of different items stay below it, so a merge can only join a group."""
-    embeddings = pytest.importorskip("memmaint.maintenance.embeddings")
-    from memmaint.maintenance.config import EmbeddingConfig
+    embeddings = pytest.importorskip("memmaint.maintenance.embed.base")
+    from memmaint.maintenance.core.config import EmbeddingConfig
 
     embedder = embeddings.get_embedder(EmbeddingConfig())
     threshold = AgentsConfig().merge_threshold

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmaint.maintenance.config import EmbeddingConfig
-from memmaint.maintenance.embeddings import (
+from memmaint.maintenance.core.config import EmbeddingConfig
+from memmaint.maintenance.embed.base import (
     Embedder,
     EmbedResult,
     HashingEmbedder,
@@ -33,8 +33,8 @@ from memmaint.maintenance.embeddings import (
     get_embedder,
     register_embedder,
 )
-from memmaint.maintenance.errors import ConfigError, InputError, MemmaintError
-from memmaint.maintenance.records import Memory, content_hash
+from memmaint.maintenance.core.errors import ConfigError, InputError, MemmaintError
+from memmaint.maintenance.core.records import Memory, content_hash
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REFERENCE = json.loads((FIXTURES / "minilm_reference.json").read_text(encoding="utf-8"))
@@ -128,7 +128,7 @@ def test_register_custom_embedder_and_refuse_silent_replacement():
         with pytest.raises(ValueError, match="already registered"):
             register_embedder("tiny-test", lambda cfg: HashingEmbedder())
     finally:
-        from memmaint.maintenance import embeddings
+        from memmaint.maintenance.embed import base as embeddings
 
         embeddings._REGISTRY.pop("tiny-test", None)
 
@@ -195,7 +195,7 @@ def test_hashing_rows_are_unit_and_independent_of_batch(texts, dim):
 
 @pytest.fixture(scope="module")
 def minilm():
-    from memmaint.maintenance.onnx_minilm import MiniLMEmbedder
+    from memmaint.maintenance.embed.minilm import MiniLMEmbedder
 
     return MiniLMEmbedder()
 
@@ -220,7 +220,7 @@ def test_minilm_shape_and_metadata(minilm, minilm_vectors):
 def test_minilm_pipeline_matches_int8_reference():
     """Tokenizer, truncation, padding, pooling and normalisation are sentence-transformers'
     own: with the same (int8) weights the vectors agree to float rounding."""
-    from memmaint.maintenance.onnx_minilm import MiniLMEmbedder
+    from memmaint.maintenance.embed.minilm import MiniLMEmbedder
 
     int8 = MiniLMEmbedder(precision="int8")
     assert int8.model_id == "all-MiniLM-L6-v2-int8-onnx"  # its vectors are cached apart
@@ -251,7 +251,7 @@ def test_minilm_float32_is_sentence_transformers_to_float_rounding(minilm_vector
 
 
 def _packaged_files() -> tuple[Path, Path]:
-    from memmaint.maintenance.onnx_minilm import default_model_path, tokenizer_folder
+    from memmaint.maintenance.embed.minilm import default_model_path, tokenizer_folder
 
     return default_model_path(), tokenizer_folder() / "model.safetensors"
 
@@ -259,7 +259,7 @@ def _packaged_files() -> tuple[Path, Path]:
 def test_float32_graph_rejects_weights_that_do_not_match_the_int8_model(tmp_path):
     """A float32 file whose values disagree with the int8 quantisation (here one entry of
     one layer's key matrix) is named, not silently used."""
-    from memmaint.maintenance.minilm_fp32 import float32_graph, safetensors_index
+    from memmaint.maintenance.embed.minilm_fp32 import float32_graph, safetensors_index
 
     model, weights = _packaged_files()
     tampered = tmp_path / "model.safetensors"
@@ -280,7 +280,7 @@ def test_float32_graph_replaces_every_int8_weight():
     import onnx
     from onnx import TensorProto
 
-    from memmaint.maintenance.minilm_fp32 import float32_graph
+    from memmaint.maintenance.embed.minilm_fp32 import float32_graph
 
     model, weights = _packaged_files()
     graph = onnx.load_from_string(float32_graph(model, weights)).graph
@@ -298,7 +298,7 @@ def test_float32_graph_replaces_every_int8_weight():
 def test_float32_graph_rejects_a_broken_weights_file(tmp_path, case):
     import struct
 
-    from memmaint.maintenance.minilm_fp32 import float32_graph
+    from memmaint.maintenance.embed.minilm_fp32 import float32_graph
 
     model, _ = _packaged_files()
     path = tmp_path / "model.safetensors"
@@ -316,7 +316,7 @@ def test_float32_graph_rejects_a_broken_weights_file(tmp_path, case):
 
 
 def test_float32_graph_rejects_an_onnx_file_that_is_not_the_int8_minilm(tmp_path):
-    from memmaint.maintenance.minilm_fp32 import float32_graph
+    from memmaint.maintenance.embed.minilm_fp32 import float32_graph
 
     _, weights = _packaged_files()
     not_onnx = tmp_path / "model.onnx"
@@ -338,7 +338,7 @@ def test_float32_graph_rejects_an_onnx_file_that_is_not_the_int8_minilm(tmp_path
 def test_minilm_float32_needs_the_weights_beside_the_tokenizer(tmp_path):
     """An overridden tokenizer without model.safetensors beside it: float32 says what is
     missing and how to go on; int8 runs the ONNX file as it is."""
-    from memmaint.maintenance.onnx_minilm import MiniLMEmbedder, tokenizer_folder
+    from memmaint.maintenance.embed.minilm import MiniLMEmbedder, tokenizer_folder
 
     tok = tmp_path / "tokenizer.json"
     tok.write_bytes((tokenizer_folder() / "tokenizer.json").read_bytes())
@@ -374,7 +374,7 @@ def test_minilm_order_and_batching_do_not_change_vectors(minilm, minilm_vectors)
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.integers(1, 300), max_size=60), st.integers(1, 16), st.integers(1, 2000))
 def test_split_batches_covers_everything_within_limits(lengths, batch_size, max_tokens):
-    from memmaint.maintenance.onnx_minilm import split_batches
+    from memmaint.maintenance.embed.minilm import split_batches
 
     lengths = np.sort(np.asarray(lengths, dtype=np.int64))
     parts = split_batches(lengths, batch_size, max_tokens)
@@ -393,7 +393,7 @@ def test_split_batches_is_the_cheapest_split(lengths, batch_size, max_tokens, ov
     """Against every way of cutting the sorted lengths into consecutive runs."""
     from itertools import combinations, pairwise
 
-    from memmaint.maintenance.onnx_minilm import split_batches
+    from memmaint.maintenance.embed.minilm import split_batches
 
     lengths = np.sort(np.asarray(lengths, dtype=np.int64))
     n = len(lengths)
@@ -421,7 +421,7 @@ def test_split_batches_is_the_cheapest_split(lengths, batch_size, max_tokens, ov
 
 
 def test_split_batches_does_not_pad_short_texts_to_a_long_one():
-    from memmaint.maintenance.onnx_minilm import split_batches
+    from memmaint.maintenance.embed.minilm import split_batches
 
     lengths = np.array([10] * 63 + [200])
     parts = split_batches(lengths, 64, 1 << 20)
@@ -429,7 +429,7 @@ def test_split_batches_does_not_pad_short_texts_to_a_long_one():
 
 
 def test_minilm_rejects_a_model_file_with_the_wrong_sha256(tmp_path):
-    from memmaint.maintenance.onnx_minilm import MODEL_SHA256, MiniLMEmbedder
+    from memmaint.maintenance.embed.minilm import MODEL_SHA256, MiniLMEmbedder
 
     bad = tmp_path / "model.onnx"
     bad.write_bytes(b"not really an onnx model")
@@ -447,7 +447,7 @@ def test_minilm_rejects_a_model_file_with_the_wrong_sha256(tmp_path):
 def test_minilm_loads_neither_torch_nor_sentence_transformers():
     code = (
         "import sys\n"
-        "from memmaint.maintenance.embeddings import get_embedder\n"
+        "from memmaint.maintenance.embed.base import get_embedder\n"
         "e = get_embedder()\n"
         "assert e.embed(['hello']).shape == (1, 384)\n"
         "bad = [m for m in ('torch', 'sentence_transformers', 'transformers', "
@@ -656,7 +656,7 @@ def test_embed_memories_counts_truncated_texts(minilm):
 # -- through the SQLite store ---------------------------------------------------------------
 
 def _sqlite(tmp_path):
-    sqlite_store = pytest.importorskip("memmaint.maintenance.sqlite_store")
+    sqlite_store = pytest.importorskip("memmaint.maintenance.store.sqlite")
     return sqlite_store.SQLiteStore(tmp_path / "pool.db")
 
 

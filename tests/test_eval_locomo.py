@@ -11,17 +11,17 @@ from datetime import timedelta
 
 import pytest
 
-from memmaint.maintenance.config import Config, with_overrides
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.eval_locomo import (
+from memmaint.maintenance.core.config import Config, with_overrides
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.evaluation.locomo import (
     evidence_recall,
     kept_text_ids,
     load_locomo,
     memory_dia_ids,
     run_locomo,
 )
-from memmaint.maintenance.evaluation import EvalCache, maintain
-from memmaint.maintenance.records import Memory
+from memmaint.maintenance.evaluation.common import EvalCache, maintain
+from memmaint.maintenance.core.records import Memory
 
 FAST = {"embedding.model": "hashing", "reduction.method": "pca"}
 

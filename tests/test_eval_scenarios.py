@@ -7,16 +7,16 @@ from datetime import timedelta
 
 import pytest
 
-from memmaint.maintenance.config import Config, with_overrides
-from memmaint.maintenance.eval_scenarios import (
+from memmaint.maintenance.core.config import Config, with_overrides
+from memmaint.maintenance.evaluation.scenarios import (
     NOW,
     PRO_PLAN_NEW,
     effective_actions,
     run_scenarios,
     subject_query,
 )
-from memmaint.maintenance.evaluation import EvalCache, Maintained
-from memmaint.maintenance.records import Memory, Status
+from memmaint.maintenance.evaluation.common import EvalCache, Maintained
+from memmaint.maintenance.core.records import Memory, Status
 
 FAST = {"embedding.model": "hashing", "reduction.method": "pca",
         "clustering.hdbscan.min_cluster_size": 2}

@@ -8,9 +8,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from memmaint.maintenance.config import Config, with_overrides
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.eval_stale import (
+from memmaint.maintenance.core.config import Config, with_overrides
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.evaluation.stale import (
     NAMESPACE,
     RELEVANT,
     build_stream,
@@ -19,8 +19,8 @@ from memmaint.maintenance.eval_stale import (
     run_stale_growth,
     score_variant,
 )
-from memmaint.maintenance.evaluation import EvalCache
-from memmaint.maintenance.records import Memory
+from memmaint.maintenance.evaluation.common import EvalCache
+from memmaint.maintenance.core.records import Memory
 
 FAST = {"embedding.model": "hashing", "reduction.method": "pca"}
 
@@ -109,7 +109,7 @@ def test_run_stale_growth_structure(cache):
 def test_record_outcomes_counts_successes_and_failures_on_the_store(tmp_path):
     """The memory served first gets one retrieval: a success when it answers the question,
     a failure when it answers another; a refusal or an id no longer active records nothing."""
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     stream = build_stream(12)
     answers = list(stream.answers)

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from memmaint.datasets.pools import make_memory_pool
-from memmaint.maintenance.agents import plan
-from memmaint.maintenance.config import config_from_dict
-from memmaint.maintenance.embeddings import HashingEmbedder, embed_memories
-from memmaint.maintenance.errors import ConfigError, UserError
-from memmaint.maintenance.executors import (
+from memmaint.maintenance.agents.rules import plan
+from memmaint.maintenance.core.config import config_from_dict
+from memmaint.maintenance.embed.base import HashingEmbedder, embed_memories
+from memmaint.maintenance.core.errors import ConfigError, UserError
+from memmaint.maintenance.job.executors import (
     Executor,
     ExecutorEmbedder,
     LocalExecutor,
@@ -27,8 +27,8 @@ from memmaint.maintenance.executors import (
     make_executor,
     plan_on,
 )
-from memmaint.maintenance.job import run_job
-from memmaint.maintenance.sqlite_store import SQLiteStore
+from memmaint.maintenance.job.run import run_job
+from memmaint.maintenance.store.sqlite import SQLiteStore
 
 NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
 CONFIG = {
@@ -69,7 +69,7 @@ def store(tmp_path, memories):
 @pytest.fixture(scope="module")
 def dask_executor():
     pytest.importorskip("distributed", reason="pip install 'memmaint[distributed]'")
-    from memmaint.maintenance.executors import DaskExecutor
+    from memmaint.maintenance.job.executors import DaskExecutor
 
     ex = DaskExecutor(workers=2, processes=False)
     yield ex
@@ -253,7 +253,7 @@ def _tune_processes(tmp_path, storage, counts):
     repo = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(repo)}
     procs = [subprocess.Popen(
-        [sys.executable, "-m", "memmaint.maintenance.cli", "-q", "tune", "--train", str(train),
+        [sys.executable, "-m", "memmaint.maintenance.cli.main", "-q", "tune", "--train", str(train),
          "--trials", str(n), "--storage", storage, "--study-name", "shared",
          "-o", str(tmp_path / f"best{k}.toml"), *TUNE_FAST],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)

@@ -10,14 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from memmaint.clustering.genkt import (
+from memmaint.clustering.genkt.estimator import (
     GenKT,
     GenKTDefinition,
     GenKTInputError,
     InvalidDefinition,
     genkt_cluster,
 )
-from memmaint.maintenance.errors import InputError, UserError
+from memmaint.maintenance.core.errors import InputError, UserError
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -15,7 +15,7 @@ import pytest
 
 fj = pytest.importorskip("fastjet", reason="fastjet (PyPI, the dev extra) is not installed")
 
-from memmaint.clustering.genkt import GenKTDefinition, genkt_cluster
+from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
 
 
 def fastjet_labels(y, phi, pt, R):

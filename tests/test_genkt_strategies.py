@@ -8,8 +8,8 @@ import zlib
 import numpy as np
 import pytest
 
-from memmaint.clustering import genkt as G
-from memmaint.clustering.genkt import GenKTDefinition, genkt_cluster
+from memmaint.clustering.genkt import estimator as G
+from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
 
 FAST = ("nn", "tree")
 # speed knobs shrunk to the bone so that small inputs reach every kernel path: one-point

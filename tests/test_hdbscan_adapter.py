@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from memmaint.clustering.hdbscan_adapter import HDBSCANClusterer
-from memmaint.maintenance.errors import ConfigError, InputError
+from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
+from memmaint.maintenance.core.errors import ConfigError, InputError
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memmaint.maintenance.html_report import render_html
-from memmaint.maintenance.report import ConfigOutcome, Decision, compare_outcomes
+from memmaint.maintenance.report.html import render_html
+from memmaint.maintenance.report.model import ConfigOutcome, Decision, compare_outcomes
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
@@ -106,10 +106,10 @@ def test_real_run_report_in_chromium(tmp_path):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from test_job import cfg, pool
 
-    from memmaint.maintenance.html_report import report_outcomes
-    from memmaint.maintenance.job import run_job, shadow_comparison
-    from memmaint.maintenance.records import Memory
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.report.html import report_outcomes
+    from memmaint.maintenance.job.run import run_job, shadow_comparison
+    from memmaint.maintenance.core.records import Memory
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     evil = [Memory(text=PAYLOAD, id=f"evil-{i}", namespace="ns") for i in range(3)]
     with SQLiteStore(tmp_path / "s.db") as store:

@@ -1,4 +1,4 @@
-"""JSONL/CSV import and JSONL export (memmaint.maintenance.io): parsing, every bad-input case
+"""JSONL/CSV import and JSONL export (memmaint.maintenance.core.io): parsing, every bad-input case
 with file, line and problem, all-or-nothing, and the lossless round-trip property."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_records import memories as memory_values
 
-from memmaint.maintenance.errors import InputError, UserError
-from memmaint.maintenance.io import (
+from memmaint.maintenance.core.errors import InputError, UserError
+from memmaint.maintenance.core.io import (
     detect_format,
     import_file,
     parse_csv,
@@ -22,8 +22,8 @@ from memmaint.maintenance.io import (
     read_jsonl,
     write_jsonl,
 )
-from memmaint.maintenance.records import Memory, Status
-from memmaint.maintenance.sqlite_store import SQLiteStore
+from memmaint.maintenance.core.records import Memory, Status
+from memmaint.maintenance.store.sqlite import SQLiteStore
 
 UTC = timezone.utc
 
@@ -170,7 +170,7 @@ def test_bad_csv(data, options, message):
 def test_jsonl_refuses_csv_options(tmp_path):
     path = tmp_path / "p.jsonl"
     path.write_text('{"text": "a"}\n')
-    from memmaint.maintenance.io import read_entries
+    from memmaint.maintenance.core.io import read_entries
 
     with pytest.raises(UserError, match="id_col"):
         read_entries(path, id_col="key")

@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from memmaint.maintenance.config import config_from_dict
-from memmaint.maintenance.errors import LockHeldError, UserError
-from memmaint.maintenance.job import compare_configs, run_job, shadow_comparison
-from memmaint.maintenance.records import Memory, Status, utcnow
-from memmaint.maintenance.sqlite_store import SQLiteStore
+from memmaint.maintenance.core.config import config_from_dict
+from memmaint.maintenance.core.errors import LockHeldError, UserError
+from memmaint.maintenance.job.run import compare_configs, run_job, shadow_comparison
+from memmaint.maintenance.core.records import Memory, Status, utcnow
+from memmaint.maintenance.store.sqlite import SQLiteStore
 
 FAST = {
     "embedding": {"model": "hashing", "dim": 64},
@@ -169,7 +169,7 @@ def test_shadow_is_recorded_not_applied(db):
 
 
 def test_failed_run_is_recorded(db, monkeypatch):
-    from memmaint.maintenance import job
+    from memmaint.maintenance.job import run as job
 
     def boom(*a, **k):
         raise RuntimeError("agent exploded")

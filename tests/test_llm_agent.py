@@ -10,13 +10,13 @@ import pytest
 from maint_fixtures import NOW, embed, local_scenario, mem
 from openai_stub_server import Reply, StubServer, by_cluster, keep_all, outside_memories, prompt_ids
 
-from memmaint.maintenance.agents import plan as rules_plan
-from memmaint.maintenance.apply import apply_plan
-from memmaint.maintenance.config import AgentsConfig, Config, LLMConfig
-from memmaint.maintenance.errors import ConfigError
-from memmaint.maintenance.llm_agent import LLMAgent, plan_with_config
-from memmaint.maintenance.plan import Evict, Merge, check_plan
-from memmaint.maintenance.records import Status
+from memmaint.maintenance.agents.rules import plan as rules_plan
+from memmaint.maintenance.apply.applier import apply_plan
+from memmaint.maintenance.core.config import AgentsConfig, Config, LLMConfig
+from memmaint.maintenance.core.errors import ConfigError
+from memmaint.maintenance.agents.llm import LLMAgent, plan_with_config
+from memmaint.maintenance.plan.model import Evict, Merge, check_plan
+from memmaint.maintenance.core.records import Status
 
 KEY_ENV = "MEMMAINT_TEST_LLM_KEY"
 SECRET = "sk-test-secret-value-123"

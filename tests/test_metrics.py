@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memmaint.clustering.metrics import BCubed, bcubed, cluster_report
-from memmaint.maintenance.errors import InputError, UserError
+from memmaint.maintenance.core.errors import InputError, UserError
 
 
 def slow_bcubed(labels_true, labels_pred, weights=None, noise="one_cluster"):

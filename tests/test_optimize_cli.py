@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from memmaint.datasets.pools import make_memory_pool
-from memmaint.maintenance.cli import main
-from memmaint.maintenance.config import load_config
+from memmaint.maintenance.cli.main import main
+from memmaint.maintenance.core.config import load_config
 from memmaint.optimize.pools import (
     DictEmbeddingCache,
     SQLiteEmbeddingCache,
@@ -144,7 +144,7 @@ def test_show_space_prints_the_effective_space(tmp_path):
 
 
 def test_pools_are_embedded_through_the_cache(tmp_path, pools):
-    from memmaint.maintenance.embeddings import HashingEmbedder
+    from memmaint.maintenance.embed.base import HashingEmbedder
 
     train, _ = pools
     raw = read_pools([train])
@@ -169,7 +169,7 @@ def test_two_processes_share_one_study_without_losing_trials(tmp_path, pools):
     db = f"sqlite:///{tmp_path / 'shared.db'}"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     procs = [subprocess.Popen(
-        [sys.executable, "-m", "memmaint.maintenance.cli", "-q", "tune", "--train", str(train),
+        [sys.executable, "-m", "memmaint.maintenance.cli.main", "-q", "tune", "--train", str(train),
          "--trials", str(n), "--storage", db, "--study-name", "shared", "--min-precision",
          "0.2", "--no-plots", "-o", str(tmp_path / f"best{k}.toml"), *FAST],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
@@ -196,7 +196,7 @@ def test_ctrl_c_keeps_finished_trials_and_still_reports(tmp_path, pools):
     out = tmp_path / "best.toml"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memmaint.maintenance.cli", "tune", "--train", str(train),
+        [sys.executable, "-m", "memmaint.maintenance.cli.main", "tune", "--train", str(train),
          "--trials", "100000", "--storage", db, "--study-name", "int", "--min-precision",
          "0.2", "--no-plots", "-o", str(out), *FAST],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)

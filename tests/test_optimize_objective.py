@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmaint.maintenance.config import Config, ReductionConfig, config_to_toml, load_config
-from memmaint.maintenance.errors import InputError
+from memmaint.maintenance.core.config import Config, ReductionConfig, config_to_toml, load_config
+from memmaint.maintenance.core.errors import InputError
 from memmaint.optimize.objective import (
     Evaluator,
     LRUCache,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import optuna
 import pytest
 
-from memmaint.maintenance.config import Config, config_to_toml, load_config
+from memmaint.maintenance.core.config import Config, config_to_toml, load_config
 from memmaint.optimize.space import (
     Param,
     SearchSpace,

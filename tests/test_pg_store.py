@@ -14,17 +14,17 @@ import numpy as np
 import pytest
 from store_conformance import StoreConformance, mem, snapshot
 
-from memmaint.maintenance.errors import DuplicateIdError, InputError, LockHeldError, UserError
-from memmaint.maintenance.records import Memory, Status, content_hash
-from memmaint.maintenance.store import Event, open_store
+from memmaint.maintenance.core.errors import DuplicateIdError, InputError, LockHeldError, UserError
+from memmaint.maintenance.core.records import Memory, Status, content_hash
+from memmaint.maintenance.store.base import Event, open_store
 
 pytestmark = pytest.mark.postgres
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: "
                                                 "pip install 'memmaint[postgres]'")
 
-from memmaint.maintenance import pg_store
-from memmaint.maintenance.pg_store import SCHEMA_VERSION, PostgresStore, split_url
+from memmaint.maintenance.store import postgres as pg_store
+from memmaint.maintenance.store.postgres import SCHEMA_VERSION, PostgresStore, split_url
 
 
 class TestPostgresStore(StoreConformance):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memmaint.clustering.hdbscan_adapter import HDBSCANClusterer
+from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
 from memmaint.clustering.metrics import bcubed
 from memmaint.clustering.pipeline import (
     CLUSTERERS,
@@ -16,13 +16,13 @@ from memmaint.clustering.pipeline import (
     make_clusterer,
     register_clusterer,
 )
-from memmaint.maintenance.config import (
+from memmaint.maintenance.core.config import (
     ClusteringConfig,
     GenKTConfig,
     HDBSCANConfig,
     ReductionConfig,
 )
-from memmaint.maintenance.errors import ConfigError, InputError
+from memmaint.maintenance.core.errors import ConfigError, InputError
 
 PCA2 = ReductionConfig(method="pca", n_components=2)
 HDB = ClusteringConfig(algorithm="hdbscan", hdbscan=HDBSCANConfig(min_cluster_size=5))
@@ -54,7 +54,7 @@ def test_hdbscan_pipeline_recovers_topics(pool):
 
 
 def test_pipeline_equals_reduce_then_cluster(pool):
-    from memmaint.clustering.reducers import reduce
+    from memmaint.clustering.reduce.reducers import reduce
 
     emb, weights, _ = pool
     result = cluster_embeddings(emb, weights, PCA2, HDB)
@@ -140,11 +140,11 @@ def test_unknown_algorithm_and_registry(pool):
         del CLUSTERERS["blob"]
 
 
-# -- GenKT (memmaint.clustering.genkt is written alongside; skipped until it exists) ------
+# -- GenKT (memmaint.clustering.genkt.estimator is written alongside; skipped until it exists) ------
 
 def _genkt():
-    return pytest.importorskip("memmaint.clustering.genkt",
-                               reason="memmaint.clustering.genkt not available yet")
+    return pytest.importorskip("memmaint.clustering.genkt.estimator",
+                               reason="memmaint.clustering.genkt.estimator not available yet")
 
 
 GENKT = ClusteringConfig(algorithm="genkt", genkt=GenKTConfig(p=-1.0, R=1.0, cos_cut=0.5))

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from maint_fixtures import NOW, embed, local_scenario, mem, random_pool
 
-from memmaint.maintenance.agents import plan
-from memmaint.maintenance.config import AgentsConfig
-from memmaint.maintenance.errors import UserError
-from memmaint.maintenance.plan import (
+from memmaint.maintenance.agents.rules import plan
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.core.errors import UserError
+from memmaint.maintenance.plan.model import (
     PLAN_VERSION,
     ClusterPlan,
     Evict,

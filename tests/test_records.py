@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmaint.maintenance.records import (
+from memmaint.maintenance.core.records import (
     Memory,
     Status,
     content_hash,

@@ -7,7 +7,7 @@ import logging
 import numpy as np
 import pytest
 
-from memmaint.clustering.reducers import (
+from memmaint.clustering.reduce.reducers import (
     REDUCERS,
     Reducer,
     make_reducer,
@@ -16,8 +16,8 @@ from memmaint.clustering.reducers import (
     register_reducer,
     standardise,
 )
-from memmaint.maintenance.config import ReductionConfig
-from memmaint.maintenance.errors import ConfigError, InputError
+from memmaint.maintenance.core.config import ReductionConfig
+from memmaint.maintenance.core.errors import ConfigError, InputError
 
 # Fast settings for the slow methods: t-SNE with Barnes-Hut and few iterations.
 FAST = {

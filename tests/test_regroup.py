@@ -19,8 +19,8 @@ from memmaint.clustering.regroup import (
     similarity_components,
     split_components,
 )
-from memmaint.maintenance.config import AgentsConfig, Config, config_from_dict, with_overrides
-from memmaint.maintenance.errors import ConfigError, InputError
+from memmaint.maintenance.core.config import AgentsConfig, Config, config_from_dict, with_overrides
+from memmaint.maintenance.core.errors import ConfigError, InputError
 
 # -- a slow obvious reference -------------------------------------------------------------
 
@@ -310,8 +310,8 @@ TOPICS = [
 
 def _pairs_store(path):
     """Each topic twice, in two namespaces: HDBSCAN with min_cluster_size 20 sees only noise."""
-    from memmaint.maintenance.records import Memory, utcnow
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.core.records import Memory, utcnow
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     t = utcnow() - timedelta(days=2)
     store = SQLiteStore(path)
@@ -328,8 +328,8 @@ ALL_NOISE = {"embedding.model": "hashing", "embedding.dim": 64, "reduction.metho
 
 @pytest.mark.parametrize("executor", [None, "threads"])
 def test_the_job_merges_noise_pairs_only_when_regrouping(tmp_path, executor):
-    from memmaint.maintenance.executors import make_executor
-    from memmaint.maintenance.job import run_job
+    from memmaint.maintenance.job.executors import make_executor
+    from memmaint.maintenance.job.run import run_job
 
     ex = make_executor(executor, workers=2) if executor else None
     with _pairs_store(tmp_path / "on.db") as store:
@@ -354,7 +354,7 @@ def test_the_job_merges_noise_pairs_only_when_regrouping(tmp_path, executor):
 
 
 def test_compare_configs_regroups_each_side_with_its_own_agents(tmp_path):
-    from memmaint.maintenance.job import compare_configs
+    from memmaint.maintenance.job.run import compare_configs
 
     on = with_overrides(Config(), ALL_NOISE)
     off = with_overrides(on, {"agents.regroup_noise": False})
@@ -369,8 +369,8 @@ def test_scenario_shares_with_default_clustering(tmp_path):
     duplicates, changed facts and contradictions reach the agents together."""
     pytest.importorskip("umap")
     from memmaint.datasets.scenarios import make_scenario
-    from memmaint.maintenance.eval_scenarios import NOW, effective_actions
-    from memmaint.maintenance.evaluation import EvalCache, maintain
+    from memmaint.maintenance.evaluation.scenarios import NOW, effective_actions
+    from memmaint.maintenance.evaluation.common import EvalCache, maintain
 
     types = ("duplicate", "changed_fact", "contradiction")
     hits = {t: [0, 0] for t in types}

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.html_report import esc, render_html, size_bins, svg_bars, svg_scatter
-from memmaint.maintenance.report import (
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.report.html import esc, render_html, size_bins, svg_bars, svg_scatter
+from memmaint.maintenance.report.model import (
     REPORT_VERSION,
     ConfigOutcome,
     Decision,
@@ -112,7 +112,7 @@ def test_format_comparison_shows_rows_overlap_and_examples(pair):
 
 
 def test_bcubed_rows_appear_when_scored(pair):
-    from memmaint.maintenance.report import BCubedScores
+    from memmaint.maintenance.report.model import BCubedScores
 
     a, b = pair
     a.bcubed = BCubedScores(0.9, 0.8, 0.85, 0.91, 0.81, 0.86, 10)
@@ -210,7 +210,7 @@ def test_svg_bars_heights_follow_values():
 
 
 def test_bcubed_scores_scope_labels_by_namespace_and_one_offs():
-    from memmaint.maintenance.report import bcubed_scores
+    from memmaint.maintenance.report.model import bcubed_scores
 
     ns = ["a"] * 6
     s = bcubed_scores([0, 0, 1, 1, -1, -1], [5, 5, 7, 7, -1, -1], ns, [1.0] * 6)

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmaint.maintenance.bm25 import BM25, tokenize
-from memmaint.maintenance.config import AgentsConfig, Config, RetrieveConfig
-from memmaint.maintenance.embeddings import HashingEmbedder
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.freshness import wilson_interval
-from memmaint.maintenance.records import Memory, Status
-from memmaint.maintenance.retrieve import (
+from memmaint.maintenance.retrieve.bm25 import BM25, tokenize
+from memmaint.maintenance.core.config import AgentsConfig, Config, RetrieveConfig
+from memmaint.maintenance.embed.base import HashingEmbedder
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.freshness import wilson_interval
+from memmaint.maintenance.core.records import Memory, Status
+from memmaint.maintenance.retrieve.search import (
     REFUSE,
     SERVE,
     Retriever,

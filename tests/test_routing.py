@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from maint_fixtures import DIM, NOW, embed, local_scenario, mem, unit
 
-from memmaint.maintenance.agents import plan as agents_plan
-from memmaint.maintenance.config import AgentsConfig
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.plan import Merge
-from memmaint.maintenance.routing import (
+from memmaint.maintenance.agents.rules import plan as agents_plan
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.plan.model import Merge
+from memmaint.maintenance.retrieve.routing import (
     Router,
     Routing,
     build_routing,
@@ -25,7 +25,7 @@ from memmaint.maintenance.routing import (
     route,
     routing_from_report,
 )
-from memmaint.maintenance.store import RunRecord
+from memmaint.maintenance.store.base import RunRecord
 
 # -- route() ------------------------------------------------------------------------------
 
@@ -234,7 +234,7 @@ def test_latest_routing_reads_the_newest_succeeded_run(sqlite_store):
 
 
 def test_prune_keeps_the_two_newest_tables_per_namespace(sqlite_store):
-    from memmaint.maintenance.routing import prune_routing_tables
+    from memmaint.maintenance.retrieve.routing import prune_routing_tables
 
     mems, vecs, _routing = _pool_and_router()
     labels = [int(m.id[1]) for m in mems]
@@ -269,7 +269,7 @@ def test_prune_keeps_the_two_newest_tables_per_namespace(sqlite_store):
 # -- retrieve(..., route=True) ------------------------------------------------------------
 
 def _rcfg(**kw):
-    from memmaint.maintenance.config import RetrieveConfig
+    from memmaint.maintenance.core.config import RetrieveConfig
 
     base = {"lexical": False, "gate": False, "k": 3, "route_clusters": 1,
             "route_margin": 0.0, "route_min_candidates": 1}
@@ -278,7 +278,7 @@ def _rcfg(**kw):
 
 
 def test_retrieve_with_routing_scores_only_the_nearest_clusters():
-    from memmaint.maintenance.retrieve import retrieve
+    from memmaint.maintenance.retrieve.search import retrieve
 
     mems, vecs, routing = _pool_and_router()
     # a member of topic 1 that leans towards topic 0: the best single match for the query,
@@ -305,7 +305,7 @@ def test_retrieve_with_routing_scores_only_the_nearest_clusters():
 
 
 def test_retrieve_routing_scores_new_memories_and_falls_back():
-    from memmaint.maintenance.retrieve import Retriever
+    from memmaint.maintenance.retrieve.search import Retriever
 
     mems, vecs, routing = _pool_and_router(min_new=1)  # new-0 lies in topic 2's direction
     retriever = Retriever(mems, vecs, config=_rcfg(k=1), routing=routing)
@@ -321,7 +321,7 @@ def test_retrieve_routing_scores_new_memories_and_falls_back():
 
 
 def test_retrieve_route_without_a_table_is_a_clear_error():
-    from memmaint.maintenance.retrieve import retrieve
+    from memmaint.maintenance.retrieve.search import retrieve
 
     mems, vecs, _routing = _pool_and_router()
     with pytest.raises(InputError, match="routing table"):
@@ -334,12 +334,12 @@ def test_retrieve_route_without_a_table_is_a_clear_error():
 def test_job_stores_routing_and_retrieval_uses_it(tmp_path):
     from test_cap import job_config, job_pool
 
-    from memmaint.maintenance.embeddings import HashingEmbedder
-    from memmaint.maintenance.job import run_job
-    from memmaint.maintenance.records import Status
-    from memmaint.maintenance.report import format_report
-    from memmaint.maintenance.retrieve import Retriever
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.embed.base import HashingEmbedder
+    from memmaint.maintenance.job.run import run_job
+    from memmaint.maintenance.core.records import Status
+    from memmaint.maintenance.report.model import format_report
+    from memmaint.maintenance.retrieve.search import Retriever
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     with SQLiteStore(tmp_path / "pool.db") as store:
         store.add_memories(job_pool())
@@ -371,8 +371,8 @@ TOPICS_0 = "The Pro plan costs 29 dollars per month for every seat"
 def test_nightly_runs_keep_routing_tables_for_the_two_newest_runs_only(tmp_path):
     from test_cap import job_config, job_pool
 
-    from memmaint.maintenance.job import run_job
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.job.run import run_job
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     with SQLiteStore(tmp_path / "pool.db") as store:
         store.add_memories(job_pool())

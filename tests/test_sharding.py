@@ -17,9 +17,9 @@ from memmaint.clustering.sharding import (
     reconcile_threshold,
     shard_centroids,
 )
-from memmaint.maintenance.config import config_from_dict
-from memmaint.maintenance.errors import InputError
-from memmaint.maintenance.executors import ThreadExecutor
+from memmaint.maintenance.core.config import config_from_dict
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.job.executors import ThreadExecutor
 
 CFG = config_from_dict({"reduction": {"method": "none"},
                         "clustering": {"hdbscan": {"min_cluster_size": 5}}})
@@ -207,8 +207,8 @@ def test_job_shards_a_large_namespace(tmp_path):
     from datetime import datetime, timezone
 
     from memmaint.datasets.pools import make_memory_pool
-    from memmaint.maintenance.job import run_job
-    from memmaint.maintenance.sqlite_store import SQLiteStore
+    from memmaint.maintenance.job.run import run_job
+    from memmaint.maintenance.store.sqlite import SQLiteStore
 
     now = datetime(2025, 1, 1, tzinfo=timezone.utc)
     pool = make_memory_pool("support", n_classes=10, per_class=(4, 8), seed=0, now=now)

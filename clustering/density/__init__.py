@@ -1,0 +1,1 @@
+"""Density clustering: HDBSCAN behind the clusterer interface."""

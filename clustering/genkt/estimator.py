@@ -1,0 +1,370 @@
+"""Generalised-kt sequential recombination for memory pools (jet finding without a beam).
+
+The algorithm, exactly
+----------------------
+Inputs are coordinates ``x_i`` (the reduced space), optional embeddings ``e_i`` (normalised
+to unit length here) and optional importance weights ``w_i`` (default 1). Weights are
+divided by their maximum and clipped below at 1e-6, so ``w_i ** (2p)`` stays finite for
+p < 0 (it is also clamped to the largest finite double). Objects carry ids: the inputs are
+0..N-1 and the k-th merge (k = 0, 1, ...) creates object N + k, like FastJet's history.
+
+* A pair (i, j) is *eligible* when ``dist2_ij < R**2`` and, with embeddings and
+  ``cos_cut > -1``, ``cos(e_i, e_j) >= cos_cut``.
+* Among the eligible pairs the one with the smallest key is merged, the key being
+  ``(d_ij, dist2_ij, min(id_i, id_j), max(id_i, id_j))`` compared lexicographically, where
+  ``d_ij = min(w_i**2p, w_j**2p) * dist2_ij / R**2`` (compared before the division by R^2,
+  which is common to all pairs). So ties in d_ij go to the closer pair and then to the
+  lowest index pair. (Without weights, or for p = 0, d_ij is the distance and this is
+  simply "lowest index pair"; the distance tie-break is what keeps the nearest-neighbour
+  strategies exact when different products round to the same double, see below.)
+* There is no beam distance: merging stops when no eligible pair is left.
+* Recombination ``weighted``: x = weighted mean, e = weighted mean renormalised to unit
+  length (exactly antipodal equal-weight embeddings keep the heavier member's), w = sum.
+  ``wta``: the heavier member's x and e (ties: the lower id), w = sum.
+* p = 0 is Cambridge/Aachen, p = 1 kt, p = -1 anti-kt, any real p generalised-kt.
+
+Labels are the final objects: every input gets a label >= 0 (a memory merged with nothing is
+its own cluster) and labels are numbered in order of first appearance (input 0 has label 0,
+the first input not in its cluster label 1, ...).
+
+Arithmetic is canonical (sums over coordinates in index order, a four-lane dot product,
+``math.pow``; see ``_kernels``), so every strategy produces the same merge sequence bit
+for bit, ties included.
+
+Strategies
+----------
+``reference`` is plain numpy (O(N^3), tests only). ``nn`` and ``tree`` are FastJet's
+nearest-neighbour caching with a tournament tree for the minimum; ``nn`` finds neighbours by
+scanning (any dimension, O(N^2)), ``tree`` with a dynamic k-d tree (FastJet's tiles would
+need cells of size R, far too coarse for dense reduced pools), plus lazy searches and
+neighbour caches for growing clusters. ``auto`` takes ``tree`` for D <= 5, else ``nn``.
+
+Why caching nearest neighbours is exact
+---------------------------------------
+Let (a, b) be the minimal pair with wp_a <= wp_b, so d_ab ~ wp_a * dist2_ab. For any other
+eligible c, ``fl(min(wp_a, wp_c) * dist2_ac) <= fl(wp_a * dist2_ac)`` because rounding is
+monotone. If dist2_ac < dist2_ab this is ``<= fl(wp_a * dist2_ab)``, so d_ac <= d_ab, hence
+equal, and then the distance tie-break makes (a, c) smaller: a contradiction. If
+dist2_ac == dist2_ab the same chain forces equal keys up to the ids, and for fixed a the
+lowest pair is the lowest id c. So b is a's nearest eligible neighbour under
+``(dist2, id)``: the minimum is among the N cached candidates (i, NN_i). Pairs with
+wp_j < wp_i are j's to answer for, so a search for i that stops early, knowing only that
+nothing eligible is nearer than rho, may stand in with the lower bound wp_i * rho^2: it
+comes up (and is resumed) before any pair it answers for could be the minimum.
+
+Re-cutting at a smaller R
+-------------------------
+R only enters eligibility (it scales every d_ij alike), and the pairs eligible at R' < R
+are a subset of those eligible at R. So clustering at R' follows the R sequence exactly up
+to the first merge whose distance is >= R', and at that point it stops iff no pair closer
+than R' is eligible there. For p = 0 this always holds (d_ij = dist2 / R^2, and the merge
+taken was the closest eligible pair), with any cosine cut and either recombination. For
+p != 0 it has to be checked: :meth:`ClusterSequence.labels` replays the recombinations up to
+that point, looks for an eligible pair closer than R', and raises ``ValueError`` if there is
+one (so p != 0 sequences keep a copy of their inputs). Note that "drop every merge at distance >= R'" is *not* the rule: weighted centroids
+move, so a merge farther than R' can be followed by closer merges that only exist because
+of it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from memmaint.maintenance.core.errors import InputError, UserError
+
+__all__ = [
+    "STRATEGIES",
+    "ClusterSequence",
+    "GenKT",
+    "GenKTDefinition",
+    "GenKTInputError",
+    "InvalidDefinition",
+    "genkt_cluster",
+]
+
+log = logging.getLogger(__name__)
+
+STRATEGIES = ("auto", "reference", "nn", "tree")
+_RECOMBINATIONS = ("weighted", "wta")
+_W_FLOOR = 1e-6
+_TREE_MAX_DIM = 5  # above this the k-d tree prunes poorly: auto picks brute-force nn
+# speed knobs of the kernels (never change results; tests shrink them to reach every path):
+# k-d leaf size, coordinates the nn strategy checks first, neighbour-cache size, number of
+# caches, how many points a tree search must read before its slot earns a cache, and how
+# many it reads before it may stop with "nothing eligible nearer than rho" (lazy search)
+_TUNING = {"leaf_size": 8, "head": 8, "cache_k": 48, "cache_cap": 1024, "cache_scan": 64,
+           "budget": 64}
+
+
+def _tune() -> np.ndarray:
+    t = _TUNING
+    return np.array([t["leaf_size"], t["head"], t["cache_k"], t["cache_cap"],
+                     t["cache_scan"], t["budget"]], dtype=np.int64)
+
+
+class InvalidDefinition(UserError, ValueError):
+    """A GenKT parameter is out of range (also a ``ValueError`` for scikit-learn)."""
+
+
+class GenKTInputError(InputError, ValueError):
+    """Coordinates, embeddings or weights are malformed (also a ``ValueError``)."""
+
+
+_ALGO_NAMES = {0.0: "Cambridge/Aachen", 1.0: "kt", -1.0: "anti-kt"}
+
+
+@dataclass(frozen=True)
+class GenKTDefinition:
+    """What to cluster with (FastJet's JetDefinition): exponent p, radius R, cosine cut and
+    recombination scheme. Validated on construction."""
+
+    p: float = -1.0
+    R: float = 1.2
+    cos_cut: float = 0.0
+    recombination: str = "weighted"
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not _is_real(self.p) or not math.isfinite(self.p) or abs(self.p) > 50:
+            problems.append(f"p must be a finite number with |p| <= 50, got {self.p!r}")
+        if not _is_real(self.R) or not (math.isfinite(self.R) and self.R > 0):
+            problems.append(f"R must be a positive finite number, got {self.R!r}")
+        if not _is_real(self.cos_cut) or not (-1.0 <= self.cos_cut <= 1.0):
+            problems.append(f"cos_cut must be in [-1, 1], got {self.cos_cut!r}")
+        if self.recombination not in _RECOMBINATIONS:
+            problems.append(
+                f"recombination must be one of {_RECOMBINATIONS}, got {self.recombination!r}")
+        if problems:
+            raise InvalidDefinition("GenKT definition: " + "; ".join(problems))
+
+    def algorithm_name(self) -> str:
+        return _ALGO_NAMES.get(float(self.p), "generalised-kt")
+
+    def description(self) -> str:
+        """One line saying exactly what this definition does."""
+        cut = ("no cosine cut" if self.cos_cut <= -1.0 else
+               f"cosine cut cos(e_i, e_j) >= {self.cos_cut:g} (skipped without embeddings)")
+        rec = ("weighted recombination (weighted mean of coordinates, renormalised weighted "
+               "mean of embeddings, summed weights)" if self.recombination == "weighted" else
+               "winner-takes-all recombination (heavier member's coordinates and embedding, "
+               "summed weights)")
+        return (f"Generalised-kt algorithm, {self.algorithm_name()} (p = {self.p:g}), "
+                f"with R = {self.R:g}, {cut}, {rec}, no beam distance")
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+@dataclass(eq=False)
+class ClusterSequence:
+    """The full merge history of one clustering, FastJet style.
+
+    Merge k joined objects ``merged_pairs[k] = (lo_id, hi_id)`` into object
+    ``new_objects[k] = n_inputs + k`` at ``dij[k]`` and geometric ``distance[k]``.
+    ``final_ids``, ``final_weights`` (scaled weights) and ``final_positions`` describe the
+    objects left at the end.
+    """
+
+    definition: GenKTDefinition
+    n_inputs: int
+    strategy: str
+    merged_pairs: np.ndarray
+    dij: np.ndarray
+    distance: np.ndarray
+    final_ids: np.ndarray
+    final_weights: np.ndarray
+    final_positions: np.ndarray
+    _dist2: np.ndarray = field(repr=False)
+    _x: np.ndarray = field(repr=False)
+    _e: np.ndarray = field(repr=False)
+    _w: np.ndarray = field(repr=False)
+    _use_cos: bool = field(repr=False)
+
+    @property
+    def n_merges(self) -> int:
+        return int(self.merged_pairs.shape[0])
+
+    @property
+    def new_objects(self) -> np.ndarray:
+        return self.n_inputs + np.arange(self.n_merges, dtype=np.int64)
+
+    @property
+    def step(self) -> np.ndarray:
+        return np.arange(self.n_merges, dtype=np.int64)
+
+    def labels(self, R_cut: float | None = None) -> np.ndarray:
+        """Cluster label of every input (>= 0, in order of first appearance).
+
+        With ``R_cut < R``, the labels clustering with radius ``R_cut`` would give, taken from
+        the stored history: the merges before the first one at distance >= R_cut. Exact for
+        p = 0; for p != 0 this raises ``ValueError`` when a pair closer than R_cut is still
+        eligible at that point (see the module docstring), re-cluster then.
+        """
+        from memmaint.clustering.genkt import _kernels as K
+
+        m = self._cut_steps(R_cut)
+        return K.labels_from_history(self.n_inputs, self.merged_pairs[:, 0],
+                                     self.merged_pairs[:, 1], m)
+
+    def n_clusters(self, R_cut: float | None = None) -> int:
+        """Number of clusters (at ``R_cut``, under the rules of :meth:`labels`)."""
+        return int(self.n_inputs - self._cut_steps(R_cut))
+
+    def _cut_steps(self, R_cut: float | None) -> int:
+        d = self.definition
+        if R_cut is None or R_cut == d.R:
+            return self.n_merges
+        if not _is_real(R_cut) or not (0 < R_cut < d.R):
+            raise ValueError(f"R_cut must be in (0, R = {d.R:g}], got {R_cut!r}")
+        Rc2 = float(R_cut) * float(R_cut)
+        beyond = np.flatnonzero(self._dist2 >= Rc2)
+        m = int(beyond[0]) if beyond.size else self.n_merges
+        if d.p != 0 and m < self.n_merges and self._closer_pair_left(m, Rc2):
+            raise ValueError(
+                f"cannot re-cut this p = {d.p:g} history at R_cut = {R_cut:g}: a pair closer "
+                "than R_cut is still eligible where the history passes R_cut; re-cluster")
+        return m
+
+    def _closer_pair_left(self, m: int, Rc2: float) -> bool:
+        from memmaint.clustering.genkt import _kernels as K
+
+        d = self.definition
+        x, e = self._x.copy(), self._e.copy()
+        keep, w = K.replay(x, e, self._w.copy(), self.merged_pairs[:, 0],
+                           self.merged_pairs[:, 1], m, d.recombination == "wta", 2.0 * d.p)
+        xs, es, ws = (np.ascontiguousarray(a[keep]) for a in (x, e, w))
+        use_tree = xs.shape[1] <= _TREE_MAX_DIM
+        out = K.cluster(xs, es, ws, 2.0 * d.p, Rc2, float(d.cos_cut), self._use_cos,
+                        d.recombination == "wta", use_tree, _tune(), 1)
+        return out[0].shape[0] > 0
+
+
+def _prepare(X, embeddings, weights):
+    x = np.array(X, dtype=np.float64, order="C", copy=True)
+    if x.ndim != 2:
+        raise GenKTInputError(f"X must be a 2-D array (n_samples, n_features), got shape "
+                              f"{x.shape}")
+    n, D = x.shape
+    if n < 1 or D < 1:
+        raise GenKTInputError(f"X must have at least one sample and one feature, got "
+                              f"shape {x.shape}")
+    if not np.isfinite(x).all():
+        raise GenKTInputError("X contains NaN or infinite values")
+    if embeddings is None:
+        e = np.zeros((n, 0))
+    else:
+        e = np.array(embeddings, dtype=np.float64, order="C", copy=True)
+        if e.ndim != 2 or e.shape[0] != n:
+            raise GenKTInputError(f"embeddings must have shape ({n}, dim), got {e.shape}")
+        if not np.isfinite(e).all():
+            raise GenKTInputError("embeddings contain NaN or infinite values")
+        norms = np.sqrt(np.einsum("ij,ij->i", e, e))
+        if e.shape[1] == 0 or (norms == 0).any():
+            raise GenKTInputError("embeddings contain an all-zero vector")
+        e /= norms[:, None]
+    if weights is None:
+        w = np.ones(n)
+    else:
+        w = np.array(weights, dtype=np.float64, copy=True).reshape(-1) \
+            if np.ndim(weights) else np.full(n, float(weights))
+        if w.shape != (n,):
+            raise GenKTInputError(f"weights must have shape ({n},), got {w.shape}")
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise GenKTInputError("weights must be finite and non-negative")
+        if w.max() <= 0:
+            raise GenKTInputError("weights must not all be zero")
+        w = np.maximum(w / w.max(), _W_FLOOR)
+    return x, e, w
+
+
+def genkt_cluster(X, embeddings=None, weights=None,
+                  definition: GenKTDefinition | None = None,
+                  strategy: str = "auto") -> ClusterSequence:
+    """Cluster ``X`` (n, D) by generalised-kt sequential recombination.
+
+    ``embeddings`` (n, E) enable the cosine cut; ``weights`` (n,) are importances (scaled by
+    their maximum). ``strategy`` changes speed, never results: ``reference`` (numpy, tiny
+    inputs only), ``nn`` (FastJet's nearest-neighbour caching with brute-force scans; any
+    dimension), ``tree`` (the same caching with a dynamic k-d tree; low dimension) or
+    ``auto`` (``tree`` for D <= 5, else ``nn``).
+    """
+    d = definition if definition is not None else GenKTDefinition()
+    if not isinstance(d, GenKTDefinition):
+        raise TypeError(f"definition must be a GenKTDefinition, got {type(d).__name__}")
+    if strategy not in STRATEGIES:
+        raise InvalidDefinition(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    x, e, w = _prepare(X, embeddings, weights)
+    n, D = x.shape
+    if strategy == "auto":
+        strategy = "tree" if D <= _TREE_MAX_DIM else "nn"
+    use_cos = e.shape[1] > 0 and d.cos_cut > -1.0
+    twop, R2, wta = 2.0 * float(d.p), float(d.R) * float(d.R), d.recombination == "wta"
+    # only p != 0 histories need the inputs again (to check a re-cut, see labels())
+    keep = d.p != 0
+    x0 = x.copy() if keep else np.zeros((0, D))
+    e0 = e.copy() if keep and use_cos else np.zeros((x0.shape[0], 0))
+    if strategy == "reference":
+        from memmaint.clustering.genkt._reference import reference_cluster
+
+        lo, hi, q, d2, fids, fw, fpos = reference_cluster(
+            x, e, w, twop, R2, float(d.cos_cut), use_cos, wta)
+    else:
+        from memmaint.clustering.genkt import _kernels as K
+
+        lo, hi, q, d2, fids, fw, fpos = K.cluster(
+            x, e, w, twop, R2, float(d.cos_cut), use_cos, wta, strategy == "tree", _tune(), -1)
+        order = np.argsort(fids, kind="stable")  # final objects by id, as the reference
+        fids, fw, fpos = fids[order], fw[order], fpos[order]
+    log.debug("genkt: %d inputs, %d merges, %d clusters (%s)", n, lo.size, fids.size,
+              strategy)
+    return ClusterSequence(
+        definition=d, n_inputs=n, strategy=strategy,
+        merged_pairs=np.stack([lo, hi], axis=1).astype(np.int64).reshape(-1, 2),
+        dij=q / R2, distance=np.sqrt(d2), final_ids=fids, final_weights=fw,
+        final_positions=fpos, _dist2=d2, _x=x0, _e=e0, _w=w if keep else w[:0],
+        _use_cos=use_cos)
+
+
+class GenKT(ClusterMixin, BaseEstimator):
+    """Generalised-kt clustering as a scikit-learn estimator.
+
+    Parameters are those of :class:`GenKTDefinition` plus ``strategy``. ``fit`` takes
+    ``sample_weight`` (importances) and ``embeddings`` (for the cosine cut, skipped when
+    absent). After fitting: ``labels_`` (every sample >= 0), ``n_clusters_`` and
+    ``sequence_`` (the :class:`ClusterSequence`, e.g. ``sequence_.labels(R_cut=0.8)``).
+    """
+
+    def __init__(self, p=-1.0, R=1.2, cos_cut=0.0, recombination="weighted",
+                 strategy="auto"):
+        self.p = p
+        self.R = R
+        self.cos_cut = cos_cut
+        self.recombination = recombination
+        self.strategy = strategy
+
+    def fit(self, X, y=None, sample_weight=None, embeddings=None):
+        from sklearn.utils.validation import _check_sample_weight, check_array, validate_data
+
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
+        definition = GenKTDefinition(p=self.p, R=self.R, cos_cut=self.cos_cut,
+                                     recombination=self.recombination)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                 ensure_non_negative=True)
+        if embeddings is not None:
+            embeddings = check_array(embeddings, dtype=np.float64)
+        seq = genkt_cluster(X, embeddings, sample_weight, definition, self.strategy)
+        self.sequence_ = seq
+        self.labels_ = seq.labels()
+        self.n_clusters_ = seq.n_clusters()
+        return self
+
+    def fit_predict(self, X, y=None, sample_weight=None, embeddings=None):
+        """Fit and return ``labels_``."""
+        return self.fit(X, sample_weight=sample_weight, embeddings=embeddings).labels_

@@ -1,0 +1,1 @@
+"""Dimensionality reduction (none, PCA, t-SNE, UMAP) and standardisation of the map."""

@@ -1,0 +1,2 @@
+"""Maintenance agents: rule-based (default) and LLM planners, conflict detection and the
+per-namespace cap on active memories."""

@@ -1,0 +1,1 @@
+"""Applying a plan in one store transaction, with provenance events, and undoing a run."""

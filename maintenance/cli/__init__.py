@@ -1,0 +1,1 @@
+"""The ``memmaint`` command (click): ``main`` is the entry point; one module per group."""

@@ -1,0 +1,71 @@
+"""CLI commands for provenance: ``memmaint undo RUN_ID`` and ``memmaint history MEMORY_ID``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memmaint.maintenance.core.errors import UnknownIdError, UserError
+from memmaint.maintenance.report.lineage import FORMATS, lineage_graph, render
+from memmaint.maintenance.store.base import MemoryStore, open_store
+
+
+@click.command("undo")
+@click.argument("run_id")
+@click.option("--db", required=True, help="Store path or URL.")
+def undo_cmd(run_id: str, db: str) -> None:
+    """Restore every memory RUN_ID changed to its state before the run.
+
+    Memories the run created are archived (never deleted). Refuses, naming them, when any
+    of the run's memories changed afterwards. The undo is recorded as run ``undo-RUN_ID``.
+    """
+    from memmaint.maintenance.apply.applier import undo_run
+
+    store = open_store(db, create=False)
+    try:
+        with store.lock("run"):
+            result = undo_run(store, run_id)
+    finally:
+        store.close()
+    click.echo(f"undid run {run_id}: {len(result.restored)} memories restored, "
+               f"{len(result.archived)} created memories archived "
+               f"(recorded as run {result.undo_run_id})")
+
+
+@click.command("history")
+@click.argument("memory_id")
+@click.option("--db", required=True, help="Store path or URL.")
+@click.option("--namespace", "-n", default=None,
+              help="Namespace of the memory (needed when the id exists in several).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
+              show_default=True, help="Output format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to this file instead of stdout.")
+def history_cmd(memory_id: str, db: str, namespace: str | None, fmt: str,
+                output: str | None) -> None:
+    """Show MEMORY_ID's lineage: what it was merged from, what superseded it, and its events."""
+    store = open_store(db, create=False)
+    try:
+        ns = namespace or _find_namespace(store, memory_id)
+        graph = lineage_graph(store, ns, memory_id)
+    finally:
+        store.close()
+    text = render(graph, fmt)
+    if output:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write {output}: {exc.strerror}") from None
+    else:
+        click.echo(text, nl=False)
+
+
+def _find_namespace(store: MemoryStore, memory_id: str) -> str:
+    found = [ns for ns in store.namespaces() if store.existing_ids(ns, [memory_id])]
+    if not found:
+        raise UnknownIdError(f"no memory {memory_id!r} in {store.url}")
+    if len(found) > 1:
+        raise UserError(f"memory id {memory_id!r} exists in namespaces {', '.join(found)}: "
+                        "pass --namespace")
+    return found[0]

@@ -1,0 +1,384 @@
+"""Configuration: frozen dataclasses read from and written to TOML.
+
+Every section is a frozen dataclass; :func:`config_from_dict` walks the type hints, so a new
+field needs no loader code. Validation collects every problem (unknown keys with the valid
+choices, wrong types, values outside their choices or bounds) and raises one
+:class:`~memmaint.maintenance.core.errors.ConfigError` listing them all.
+
+Field metadata understood by the loader:
+- ``choices``: allowed values (strings);
+- ``min`` / ``max``: numeric bounds (inclusive);
+- ``doc``: one line for ``memmaint config show``.
+Optional fields (``X | None``) are written to TOML only when set (TOML has no null).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import sys
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, Union
+
+from memmaint.maintenance.core.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+T = TypeVar("T")
+
+
+def _opt(default: Any, *, choices: tuple[str, ...] | None = None, min: float | None = None,
+         max: float | None = None, doc: str = "") -> Any:
+    meta = {"choices": choices, "min": min, "max": max, "doc": doc}
+    if isinstance(default, (dict, list)):
+        return field(default_factory=lambda: type(default)(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class EmbeddingConfig:
+    """Which embedding model turns memory text into vectors."""
+
+    model: str = _opt("minilm", choices=("minilm", "hashing", "sentence-transformers", "openai"),
+                      doc="embedding backend")
+    batch_size: int = _opt(64, min=1, doc="texts per model call")
+    path: str | None = _opt(None, doc="model folder for sentence-transformers")
+    dim: int = _opt(384, min=1, doc="vector size of the hashing embedder")
+    base_url: str | None = _opt(None, doc="OpenAI-compatible endpoint for model=openai")
+    model_name: str | None = _opt(None, doc="model name sent to the endpoint")
+    api_key_env: str = _opt("OPENAI_API_KEY", doc="environment variable holding the key")
+    threads: int = _opt(0, min=0, doc="onnxruntime threads for model=minilm (0 = all CPUs)")
+    precision: str = _opt("float32", choices=("float32", "int8"), doc=(
+        "model=minilm: float32 weights (exact; the same speed on CPUs) or the int8 file's "
+        "own (cosine 0.996 on the shortest texts)"))
+    timeout_s: float = _opt(60.0, min=0.1, doc="HTTP timeout per request for model=openai")
+
+
+@dataclass(frozen=True)
+class ReductionConfig:
+    """Dimensionality reduction before clustering (then z-scored per axis)."""
+
+    method: str = _opt("umap", choices=("none", "pca", "tsne", "umap"))
+    n_components: int = _opt(2, min=1)
+    seed: int = _opt(0)
+    n_neighbors: int = _opt(15, min=2, doc="UMAP")
+    min_dist: float = _opt(0.1, min=0.0, max=1.0, doc="UMAP")
+    metric: str = _opt("cosine", choices=("cosine", "euclidean", "manhattan", "correlation"),
+                       doc="UMAP")
+    perplexity: float = _opt(30.0, min=1.0, doc="t-SNE")
+    tsne_gradient: str = _opt("fft", choices=("fft", "bh", "auto"),
+                              doc="t-SNE negative gradient: FFT interpolation or Barnes-Hut")
+
+
+@dataclass(frozen=True)
+class HDBSCANConfig:
+    min_cluster_size: int = _opt(5, min=2)
+    min_samples: int | None = _opt(None, min=1)
+    cluster_selection_epsilon: float = _opt(0.0, min=0.0)
+    cluster_selection_method: str = _opt("eom", choices=("eom", "leaf"))
+
+
+@dataclass(frozen=True)
+class GenKTConfig:
+    p: float = _opt(-1.0, doc="0 = Cambridge/Aachen, 1 = kt, -1 = anti-kt")
+    R: float = _opt(1.2, min=0.0)
+    cos_cut: float = _opt(0.26, min=-1.0, max=1.0)
+    recombination: str = _opt("weighted", choices=("weighted", "wta"))
+    use_weights: bool = _opt(True, doc="use memory importance as the weight")
+
+
+@dataclass(frozen=True)
+class ClusteringConfig:
+    algorithm: str = _opt("hdbscan", choices=("hdbscan", "genkt"))
+    hdbscan: HDBSCANConfig = field(default_factory=HDBSCANConfig)
+    genkt: GenKTConfig = field(default_factory=GenKTConfig)
+
+
+@dataclass(frozen=True)
+class AgentsConfig:
+    """Rule-based maintenance agents (and which backend decides)."""
+
+    backend: str = _opt("rules", choices=("rules", "llm"))
+    merge_threshold: float = _opt(0.85, min=-1.0, max=1.0, doc="cosine for near-duplicates")
+    canonical: str = _opt("newest", choices=("newest", "importance", "outcome"))
+    ttl_days: dict = _opt({"price": 3.0, "availability": 7.0, "schedule": 30.0,
+                           "reference": 3650.0},
+                          doc="TTL per kind in days; kinds not listed never expire")
+    evict_stale: bool = _opt(False, doc="evict STALE_BLOCK memories nothing fresher covers")
+    outcome_min_uses: int = _opt(5, min=1)
+    outcome_evict_below: float = _opt(0.2, min=0.0, max=1.0,
+                                      doc="evict when Wilson upper bound is below this")
+    outcome_protect_above: float = _opt(0.6, min=0.0, max=1.0,
+                                        doc="protect when Wilson lower bound is above this")
+    protect_importance: float = _opt(5.0, min=0.0, doc="importance at or above this protects")
+    conflict_policy: str = _opt("newer", choices=("newer", "importance", "outcome"))
+    evict_noise: bool = _opt(False, doc="evict old, unused, low-importance singletons")
+    noise_max_importance: float = _opt(0.5, min=0.0)
+    noise_min_age_days: float = _opt(90.0, min=0.0)
+    cover_threshold: float = _opt(0.75, min=-1.0, max=1.0,
+                                  doc="cosine at which a newer memory covers a stale one")
+    conflict_subject_threshold: float = _opt(
+        0.5, min=0.0, max=1.0, doc="subject-word overlap (Jaccard) meaning 'same subject'")
+    conflict_strict_threshold: float = _opt(
+        0.75, min=0.0, max=1.0,
+        doc="subject-word overlap before bare numbers or negation count as a conflict")
+    max_active: int | None = _opt(None, min=1,
+                                  doc="per-namespace cap on active memories: the lowest-value "
+                                      "ones are archived (unset: no cap)")
+    cap_redundancy: float = _opt(0.5, min=0.0,
+                                 doc="cap: value lost per cosine to a kept memory of the same "
+                                     "cluster (0: no redundancy discount)")
+    cap_redundancy_floor: float = _opt(0.6, min=0.0, max=0.99, doc=(
+        "cap: cosine to a kept memory below which a memory is not redundant at all; above "
+        "it the discount grows linearly to cosine 1"))
+    regroup_noise: bool = _opt(True, doc="before planning, group noise and singleton memories "
+                                         "whose cosines chain at regroup_threshold")
+    regroup_threshold: float | None = _opt(
+        None, min=-1.0, max=1.0,
+        doc="cosine for noise regrouping (unset: min of merge_threshold and cover_threshold)")
+    regroup_attach: bool = _opt(True, doc="regrouping: noise whose best cosine to a clustered "
+                                          "memory reaches the threshold joins that cluster")
+    regroup_max_size: int = _opt(50, min=2, doc="regrouping: larger chains are re-cut at higher "
+                                                "cosines")
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """OpenAI-compatible chat-completions endpoint for the LLM agent (extra ``llm``)."""
+
+    base_url: str = _opt("http://127.0.0.1:8000/v1")
+    model: str = _opt("gpt-4o-mini")
+    api_key_env: str = _opt("OPENAI_API_KEY")
+    max_concurrency: int = _opt(4, min=1)
+    max_retries: int = _opt(2, min=0)
+    timeout_s: float = _opt(60.0, min=0.1)
+    max_evict_share: float = _opt(0.5, min=0.0, max=1.0)
+    max_text_chars: int = _opt(2000, min=1)
+    http_retries: int = _opt(3, min=0, doc="retries on 429, 5xx and timeouts (with backoff)")
+    backoff_s: float = _opt(1.0, min=0.0, doc="first backoff delay; doubles per retry")
+    temperature: float = _opt(0.0, min=0.0, max=2.0)
+    response_format: str = _opt("json_schema", choices=("json_schema", "json_object", "none"),
+                                doc="how the reply's JSON shape is requested")
+    max_cluster_size: int = _opt(60, min=2, doc="larger clusters are planned by the rules")
+
+
+@dataclass(frozen=True)
+class JobConfig:
+    """The nightly run."""
+
+    min_new_memories: int = _opt(10, min=0)
+    seed: int = _opt(0)
+
+
+@dataclass(frozen=True)
+class RetrieveConfig:
+    """Read-time retrieval."""
+
+    k: int = _opt(5, min=1)
+    similarity_floor: float = _opt(0.3, min=-1.0, max=1.0,
+                                   doc="cosine below which a memory is not relevant")
+    lexical: bool = _opt(True, doc="add a BM25 bonus (normalised, capped) to the cosine")
+    lexical_cap: float = _opt(0.02, min=0.0, doc="largest lexical bonus")
+    gate: bool = _opt(True, doc="freshness gate: drop STALE_BLOCK, down-rank STALE_WARN, "
+                                "REFUSE when nothing relevant is FRESH")
+    outcome: bool = _opt(False, doc="blend similarity with the Wilson lower bound of outcomes")
+    outcome_weight_new: float = _opt(0.2, min=0.0, max=1.0,
+                                     doc="weight on outcome for a memory with no known outcome")
+    outcome_weight_proven: float = _opt(0.8, min=0.0, max=1.0,
+                                        doc="weight on outcome once outcome_full_uses reached")
+    outcome_full_uses: int = _opt(50, min=1, doc="known outcomes at which weight is proven")
+    route: bool = _opt(False, doc="score only the clusters nearest the query (the last run's "
+                                  "routing table)")
+    route_clusters: int = _opt(2, min=1, doc="routing: nearest cluster centroids searched")
+    route_margin: float = _opt(0.05, min=0.0, max=2.0,
+                               doc="routing: also search centroids this close (cosine) to the "
+                                   "last one picked")
+    route_min_candidates: int = _opt(10, min=1, doc="routing: score the whole pool when the "
+                                                    "picked clusters hold fewer memories")
+    route_attach_floor: float = _opt(0.5, min=-1.0, max=1.0,
+                                     doc="routing: cosine from which a noise memory joins its "
+                                         "nearest cluster (others are always scored)")
+
+
+@dataclass(frozen=True)
+class ShardingConfig:
+    """Clustering one namespace in shards when it is too large to do at once
+    (``memmaint.clustering.sharding``; guide: docs/scale-out.md)."""
+
+    enabled: bool = _opt(False, doc="shard namespaces larger than max_shard_size")
+    max_shard_size: int = _opt(50_000, min=2, doc="most memories reduced and clustered at once")
+    reconcile_cos: float = _opt(0.9, min=-1.0, max=1.0,
+                                doc="centroid cosine at which clusters of two shards merge")
+    neighbours: int = _opt(3, min=1, doc="nearest shards each shard is reconciled with")
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole memmaint configuration (every section optional in TOML)."""
+
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
+    reduction: ReductionConfig = field(default_factory=ReductionConfig)
+    clustering: ClusteringConfig = field(default_factory=ClusteringConfig)
+    agents: AgentsConfig = field(default_factory=AgentsConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    job: JobConfig = field(default_factory=JobConfig)
+    retrieve: RetrieveConfig = field(default_factory=RetrieveConfig)
+    sharding: ShardingConfig = field(default_factory=ShardingConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return config_to_dict(self)
+
+    def to_toml(self) -> str:
+        return config_to_toml(self)
+
+    def hash(self) -> str:
+        """A short stable hash of the effective config (recorded with every run and plan)."""
+        blob = json.dumps(self.to_dict(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+# -- generic machinery -------------------------------------------------------------------
+
+def _strip_optional(tp: Any) -> tuple[Any, bool]:
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(tp)) == 2:
+            return args[0], True
+    return tp, False
+
+
+def _check_value(path: str, value: Any, tp: Any, meta: Mapping[str, Any],
+                 problems: list[str]) -> Any:
+    base, _optional = _strip_optional(tp)
+    if base is bool:
+        if not isinstance(value, bool):
+            problems.append(f"{path}: expected true or false, got {value!r}")
+        return value
+    if base is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            problems.append(f"{path}: expected an integer, got {value!r}")
+            return value
+    elif base is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            problems.append(f"{path}: expected a number, got {value!r}")
+            return value
+        value = float(value)
+        if math.isnan(value):
+            problems.append(f"{path}: NaN is not allowed")
+            return value
+    elif base is str:
+        if not isinstance(value, str):
+            problems.append(f"{path}: expected a string, got {value!r}")
+            return value
+    elif base is dict or typing.get_origin(base) is dict:
+        if not isinstance(value, Mapping):
+            problems.append(f"{path}: expected a table, got {value!r}")
+        return dict(value) if isinstance(value, Mapping) else value
+    choices = meta.get("choices")
+    if choices and value not in choices:
+        problems.append(f"{path}: {value!r} is not one of {', '.join(map(str, choices))}")
+    lo, hi = meta.get("min"), meta.get("max")
+    if lo is not None and isinstance(value, (int, float)) and value < lo:
+        problems.append(f"{path}: {value!r} is below the minimum {lo}")
+    if hi is not None and isinstance(value, (int, float)) and value > hi:
+        problems.append(f"{path}: {value!r} is above the maximum {hi}")
+    return value
+
+
+def _build(cls: type[T], data: Any, path: str, problems: list[str]) -> T:
+    if not isinstance(data, Mapping):
+        problems.append(f"{path or 'config'}: expected a table, got {data!r}")
+        return cls()
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - set(fields))
+    for key in unknown:
+        where = f"{path}.{key}" if path else key
+        problems.append(f"unknown key {where!r} (valid: {', '.join(sorted(fields))})")
+    kwargs: dict[str, Any] = {}
+    for name, f in fields.items():
+        if name not in data:
+            continue
+        where = f"{path}.{name}" if path else name
+        tp = hints[name]
+        if dataclasses.is_dataclass(tp):
+            kwargs[name] = _build(tp, data[name], where, problems)
+        else:
+            kwargs[name] = _check_value(where, data[name], tp, f.metadata, problems)
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as exc:  # pragma: no cover - guarded by checks above
+        problems.append(f"{path or 'config'}: {exc}")
+        return cls()
+
+
+def config_from_dict(data: Mapping[str, Any], cls: type[T] = Config) -> T:  # type: ignore[assignment]
+    """Build a config dataclass from a dict, reporting every problem at once."""
+    problems: list[str] = []
+    result = _build(cls, data, "", problems)
+    if problems:
+        raise ConfigError(problems)
+    return result
+
+
+def config_to_dict(obj: Any) -> dict[str, Any]:
+    """A config dataclass as a plain dict (``None`` fields omitted, as TOML has no null)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if value is None:
+            continue
+        if dataclasses.is_dataclass(value):
+            value = config_to_dict(value)
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        out[f.name] = value
+    return out
+
+
+def config_to_toml(obj: Any) -> str:
+    """Serialise a config dataclass to TOML (round-trips through :func:`load_config`)."""
+    import tomli_w
+
+    return tomli_w.dumps(config_to_dict(obj))
+
+
+def load_config(path: str | Path | None) -> Config:
+    """Read a TOML file into a :class:`Config` (defaults when ``path`` is None)."""
+    if path is None:
+        return Config()
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {p}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: not valid TOML ({exc})") from None
+    try:
+        return config_from_dict(data)
+    except ConfigError as exc:
+        raise ConfigError([f"{p}: {msg}" for msg in exc.problems]) from None
+
+
+def with_overrides(config: Config, overrides: Mapping[str, Any]) -> Config:
+    """A copy of ``config`` with dotted-key overrides (``{"clustering.genkt.p": -1.7}``)."""
+    data = config_to_dict(config)
+    for dotted, value in overrides.items():
+        node = data
+        parts = dotted.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    return config_from_dict(data)

@@ -1,0 +1,1 @@
+"""Does maintenance make retrieval better? LoCoMo, scenario and stale-growth evaluations."""

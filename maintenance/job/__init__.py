@@ -1,0 +1,1 @@
+"""The nightly job: load, embed, reduce, cluster, plan, apply, report; and executors."""

@@ -1,0 +1,672 @@
+"""The nightly job: load -> embed (incremental) -> reduce -> cluster -> plan -> apply -> report.
+
+:func:`run_job` is pure orchestration over the store protocol and the stage functions of the
+other modules; it never prompts and never prints (it logs). A run:
+
+1. takes the store's ``run`` lock (:class:`~memmaint.maintenance.core.errors.LockHeldError` if
+   another run holds it);
+2. picks the namespaces with enough new memories: a namespace is skipped when fewer than
+   ``job.min_new_memories`` active memories were created since the start of the last
+   successful run that covered it (``force`` overrides); with none left the run is skipped;
+3. loads the active memories, embeds what the cache lacks, then per namespace reduces and
+   clusters (clusters never cross namespaces), plans with the configured agents and applies
+   the plan (unless ``dry_run``);
+4. optionally runs a *shadow* configuration's reduction and clustering over the same
+   embeddings, plans it with the primary's agents and records the plan without applying it;
+5. stores its :class:`~memmaint.maintenance.report.model.RunReport` with ``store.save_run``.
+
+A dry run follows the same path, calls ``apply_plan(..., dry_run=True)`` and writes nothing
+to the store: not the report, not even newly computed embeddings (they are kept in memory).
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import time
+import uuid
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from memmaint.maintenance.core.config import Config
+from memmaint.maintenance.core.errors import UserError
+from memmaint.maintenance.core.records import Memory, Status, format_time, parse_time, utcnow
+from memmaint.maintenance.report.model import (
+    MAX_MAP_POINTS,
+    MAX_TEXTS,
+    BCubedScores,
+    Comparison,
+    ConfigOutcome,
+    Decision,
+    RunReport,
+    StageTiming,
+    bcubed_scores,
+    compare_outcomes,
+    map_coordinates,
+    sample_indices,
+    size_distribution,
+    snippet,
+)
+from memmaint.maintenance.store.base import MemoryStore, RunRecord
+
+log = logging.getLogger(__name__)
+
+#: ``progress(stage, done, total)``: called as a stage advances (the CLI draws a bar).
+ProgressFn = Callable[[str, int, int], None]
+
+VERSION_PACKAGES = ("memmaint", "numpy", "scikit-learn", "hdbscan", "umap-learn", "openTSNE",
+                    "numba", "onnxruntime")
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A sortable, unique run id: ``YYYYMMDDTHHMMSSZ-xxxxxxxx``."""
+    when = (now or utcnow()).strftime("%Y%m%dT%H%M%SZ")
+    return f"{when}-{uuid.uuid4().hex[:8]}"
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and of the packages that decide a run's results."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for name in VERSION_PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+class _Stages:
+    """Collects per-stage wall times and counts (a stage may be entered several times)."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, StageTiming] = {}
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[StageTiming]:
+        timing = self.items.setdefault(name, StageTiming(name, 0.0, 0))
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            yield timing
+        finally:
+            timing.seconds += time.perf_counter() - t0
+            timing.cpu_seconds += time.process_time() - c0
+
+    def as_list(self) -> list[StageTiming]:
+        return [StageTiming(s.name, round(s.seconds, 4), s.count, s.detail,
+                            round(s.cpu_seconds, 4)) for s in self.items.values()]
+
+
+class _DryRunCache:
+    """A read-through view of a store's embedding cache that keeps new vectors in memory.
+
+    A dry run must leave the store byte-for-byte unchanged, so vectors computed during it
+    are not written back. Every other attribute is the wrapped store's.
+    """
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+        self._extra: dict[tuple[str, str], np.ndarray] = {}
+
+    def get_embeddings(self, model_id: str, hashes: Collection[str]) -> dict[str, np.ndarray]:
+        wanted = set(hashes)
+        out = self._store.get_embeddings(model_id, wanted)
+        for h in wanted - set(out):
+            vec = self._extra.get((model_id, h))
+            if vec is not None:
+                out[h] = vec
+        return out
+
+    def put_embeddings(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
+        for h, vec in vectors.items():
+            self._extra[(model_id, h)] = np.asarray(vec, dtype=np.float32)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+@dataclass
+class _Pool:
+    """The loaded active memories of the selected namespaces, in store order."""
+
+    memories: list[Memory]
+    by_namespace: dict[str, np.ndarray]  # namespace -> row indices into memories
+    vectors: np.ndarray | None = None
+    embedding: dict[str, Any] = field(default_factory=dict)
+
+
+# -- stages --------------------------------------------------------------------------------
+
+def _last_success(store: MemoryStore, namespaces: Collection[str]) -> dict[str, RunRecord]:
+    """namespace -> the newest successful (applied) run that covered it.
+
+    Reads the newest runs first and the whole history only when some namespace has no
+    successful run among them (stored reports can be large)."""
+    out: dict[str, RunRecord] = {}
+    for limit in (64, None):
+        out.clear()
+        runs = store.list_runs(limit=limit)
+        for run in runs:
+            if run.status != "succeeded":
+                continue
+            for ns in run.namespaces:
+                out.setdefault(ns, run)
+        if limit is None or len(runs) < limit or all(ns in out for ns in namespaces):
+            break
+    return out
+
+
+def _select_namespaces(store: MemoryStore, namespaces: Sequence[str] | None) -> list[str]:
+    known = store.namespaces()
+    if namespaces is None:
+        return known
+    missing = [ns for ns in namespaces if ns not in known]
+    if missing:
+        hint = ", ".join(known[:10]) or "none"
+        raise UserError(f"no memories in namespace(s) {', '.join(map(repr, missing))} "
+                        f"(namespaces in this store: {hint})")
+    return list(dict.fromkeys(namespaces))
+
+
+def _load(store: MemoryStore, namespaces: Sequence[str]) -> dict[str, list[Memory]]:
+    return {ns: list(store.iter_memories(ns, statuses=[Status.ACTIVE])) for ns in namespaces}
+
+
+def _count_new(memories: Sequence[Memory], since: RunRecord | None) -> int:
+    if since is None:
+        return len(memories)
+    cutoff = since.started_at
+    return sum(1 for m in memories if m.created_at > cutoff)
+
+
+def _embed(store: Any, config: Config, pool: _Pool, progress: ProgressFn | None,
+           executor: Any = None) -> None:
+    from memmaint.maintenance.embed.base import embed_memories, get_embedder
+
+    embedder = get_embedder(config.embedding)
+    batch_size = config.embedding.batch_size
+    if executor is not None and executor.workers > 1:  # batches spread over workers
+        from memmaint.maintenance.job.executors import ExecutorEmbedder
+
+        embedder = ExecutorEmbedder(embedder, config.embedding, executor)
+        batch_size = embedder.call_size
+
+    def tick(done: int, total: int) -> None:
+        if progress is not None:
+            progress("embed", done, total)
+
+    result = embed_memories(store, embedder, pool.memories,
+                            batch_size=batch_size, progress=tick)
+    pool.vectors = np.asarray(result.vectors, dtype=np.float32)
+    pool.embedding = {"model_id": embedder.model_id, "dim": int(embedder.dim),
+                      "embedded": int(result.embedded), "cached": int(result.cached),
+                      "truncated": int(result.truncated)}
+
+
+def _weights(memories: Sequence[Memory]) -> np.ndarray:
+    return np.asarray([m.importance for m in memories], dtype=np.float64)
+
+
+def _describe(config: Config) -> tuple[str, str]:
+    """Short descriptions of a config's clustering and reduction, for reports."""
+    c, r = config.clustering, config.reduction
+    if c.algorithm == "hdbscan":
+        h = c.hdbscan
+        desc = (f"hdbscan(min_cluster_size={h.min_cluster_size}, min_samples={h.min_samples}, "
+                f"eps={h.cluster_selection_epsilon}, {h.cluster_selection_method})")
+    else:
+        g = c.genkt
+        desc = (f"genkt(p={g.p}, R={g.R}, cos_cut={g.cos_cut}, {g.recombination} "
+                f"recombination{', importance weights' if g.use_weights else ''})")
+    red = "none" if r.method == "none" else f"{r.method} {r.n_components}-D (seed {r.seed})"
+    return desc, red
+
+
+@dataclass
+class _Clustered:
+    labels: np.ndarray  # per pool row; namespace-local labels, noise -1
+    reduced: dict[str, np.ndarray]  # namespace -> reduced coordinates
+    warnings: list[str]
+
+
+def _cluster(pool: _Pool, config: Config, stages: _Stages, prefix: str,
+             executor: Any = None) -> _Clustered:
+    """Reduce and cluster each namespace on its own (clusters never cross namespaces).
+
+    The same steps as :func:`memmaint.clustering.pipeline.cluster_embeddings`, split so that
+    reduction and clustering are timed as two stages.
+    """
+    from memmaint.clustering.pipeline import make_clusterer
+    from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
+
+    assert pool.vectors is not None
+    labels = np.full(len(pool.memories), -1, dtype=np.int64)
+    reduced: dict[str, np.ndarray] = {}
+    warnings: list[str] = []
+    weights = _weights(pool.memories)
+    if executor is not None:  # one task per namespace (see memmaint.maintenance.job.executors)
+        from memmaint.maintenance.job.executors import cluster_namespaces
+
+        done = cluster_namespaces(executor, pool.vectors, pool.by_namespace, weights, config)
+        for ns, (ns_labels, coords, fallback, t_red, t_clu) in done.items():
+            idx = pool.by_namespace[ns]
+            for name, secs in (("reduce", t_red), ("cluster", t_clu)):
+                with stages(f"{prefix}{name}") as st:
+                    st.seconds += secs
+                    st.count += len(idx)
+            labels[idx] = ns_labels
+            reduced[ns] = coords
+            if fallback:
+                warnings.append(f"namespace {ns}: {fallback}")
+        return _Clustered(labels, reduced, warnings)
+    for ns, idx in pool.by_namespace.items():
+        emb = check_matrix(pool.vectors[idx], "embedding")
+        with stages(f"{prefix}reduce") as st:
+            reducer = reducer_from_config(config.reduction)
+            coords = np.asarray(reducer.fit_transform(emb), dtype=np.float64)
+            st.count += len(idx)
+        with stages(f"{prefix}cluster") as st:
+            clusterer = make_clusterer(config.clustering)
+            ns_labels = clusterer.fit_predict(coords, embeddings=emb, sample_weight=weights[idx])
+            st.count += len(idx)
+        labels[idx] = np.asarray(ns_labels, dtype=np.int64)
+        reduced[ns] = coords
+        fallback = getattr(reducer, "fallback_", None)
+        if fallback:
+            warnings.append(f"namespace {ns}: {fallback}")
+    return _Clustered(labels, reduced, warnings)
+
+
+def _plan(pool: _Pool, labels: np.ndarray, config: Config, now: datetime | None,
+          executor: Any = None) -> Any:
+    """Plan with the backend ``config.agents.backend`` names (the LLM module only when used)."""
+    if executor is not None and config.agents.backend == "rules":
+        from memmaint.maintenance.job.executors import plan_on
+
+        return plan_on(executor, pool.memories, labels, pool.vectors, config, now=now)
+    if config.agents.backend == "llm":
+        from memmaint.maintenance.agents.llm import plan_with_config
+
+        return plan_with_config(pool.memories, labels, pool.vectors, config, now=now)
+    from memmaint.maintenance.agents.rules import plan
+
+    return plan(pool.memories, labels, pool.vectors, config.agents, now=now)
+
+
+def _decisions(the_plan: Any) -> list[Decision]:
+    from memmaint.maintenance.plan.model import Evict, Merge, Resolve, Supersede
+
+    out: list[Decision] = []
+    group = 0
+    for cluster, action in the_plan.actions():
+        ns = cluster.namespace
+        if isinstance(action, Merge):
+            for mid in action.source_ids:
+                out.append(Decision(ns, mid, "merge", group, action.new_memory.id,
+                                    action.agent, action.reason))
+        elif isinstance(action, Supersede):
+            out.append(Decision(ns, action.old_id, "supersede", group, action.new_id,
+                                action.agent, action.reason))
+        elif isinstance(action, Evict):
+            out.append(Decision(ns, action.memory_id, "evict", group, None, action.agent,
+                                action.reason))
+        elif isinstance(action, Resolve):
+            kept = action.kept_ids[0] if action.kept_ids else None
+            for mid in action.superseded_ids:
+                out.append(Decision(ns, mid, "resolve", group, kept, action.agent,
+                                    action.reason))
+        elif getattr(action, "type", "keep") != "keep":  # action types added later
+            for mid in getattr(action, "subjects", ()):
+                out.append(Decision(ns, mid, str(action.type), group, None,
+                                    getattr(action, "agent", ""), getattr(action, "reason", "")))
+        else:
+            continue
+        group += 1
+    return out
+
+
+def _llm_usage(the_plan: Any) -> dict[str, int]:
+    rep = getattr(the_plan, "report", None) or {}
+    usage = rep.get("usage", rep) if isinstance(rep, Mapping) else {}
+
+    def num(*names: str) -> int:
+        for n in names:
+            v = usage.get(n) if isinstance(usage, Mapping) else None
+            if isinstance(v, (int, float)):
+                return int(v)
+        return 0
+
+    fallbacks = sum(1 for c in the_plan.clusters if getattr(c, "backend", "") == "rules-fallback")
+    return {"llm_calls": num("llm_calls", "calls"),
+            "tokens_in": num("tokens_in", "prompt_tokens"),
+            "tokens_out": num("tokens_out", "completion_tokens"),
+            "fallbacks": fallbacks}
+
+
+def build_outcome(name: str, config: Config, pool: _Pool, clustered: _Clustered,
+                  the_plan: Any, *, applied: bool) -> ConfigOutcome:
+    """Summarise one configuration's clustering and plan over the pool."""
+    memories = pool.memories
+    n_clusters = noise = 0
+    sizes: dict[int, int] = {}
+    for idx in pool.by_namespace.values():
+        nc, nn, sz = size_distribution(clustered.labels[idx])
+        n_clusters += nc
+        noise += nn
+        for s, c in sz.items():
+            sizes[s] = sizes.get(s, 0) + c
+    decisions = _decisions(the_plan)
+    summary = dict(the_plan.summary())
+    changed = sum(v for k, v in summary.items() if k not in ("keep", "created"))
+    by_key = {(m.namespace, m.id): m for m in memories}
+    texts: dict[str, str] = {}
+    for d in decisions[:MAX_TEXTS]:
+        mem = by_key.get(d.key)
+        if mem is not None:
+            texts[f"{d.namespace}\x1f{d.memory_id}"] = snippet(mem.text)
+    # the 2-D map: a sample spread over namespaces in proportion to their size
+    map_points: dict[str, list[list[float]]] = {}
+    axes = ""
+    n_total = max(len(memories), 1)
+    for ns, idx in pool.by_namespace.items():
+        coords, axes_ns = map_coordinates(clustered.reduced[ns])
+        if len(coords) == 0:
+            continue
+        axes = axes or axes_ns
+        take = sample_indices(len(idx), max(1, MAX_MAP_POINTS * len(idx) // n_total))
+        map_points[ns] = [[round(float(coords[i, 0]), 4), round(float(coords[i, 1]), 4),
+                           int(clustered.labels[idx[i]])] for i in take]
+    truth = [m.metadata.get("label") if isinstance(m.metadata, Mapping) else None
+             for m in memories]
+    scores: BCubedScores | None = None
+    if any(t is not None for t in truth):
+        scores = bcubed_scores(truth, clustered.labels.tolist(),
+                               [m.namespace for m in memories], _weights(memories).tolist())
+    desc, red = _describe(config)
+    usage = _llm_usage(the_plan)
+    return ConfigOutcome(
+        name=name, config_hash=config.hash(), algorithm=config.clustering.algorithm,
+        description=desc, reduction=red, n_memories=len(memories), n_clusters=n_clusters,
+        noise=noise, cluster_sizes=sizes, pool_before=len(memories),
+        pool_after=len(memories) - changed + summary.get("created", 0),
+        actions_by_type={k: int(v) for k, v in summary.items()},
+        memories_affected=changed, decisions=decisions, applied=applied,
+        llm_calls=usage["llm_calls"], tokens_in=usage["tokens_in"],
+        tokens_out=usage["tokens_out"], fallbacks=usage["fallbacks"], bcubed=scores,
+        flagged={str(k): int(v) for k, v in
+                 ((getattr(the_plan, "report", None) or {}).get("flagged") or {}).items()},
+        map_points=map_points, map_axes=axes, texts=texts, warnings=list(clustered.warnings),
+    )
+
+
+def _evaluate(name: str, pool: _Pool, config: Config, agents_config: Config,
+              stages: _Stages, prefix: str, now: datetime | None,
+              executor: Any = None) -> tuple[ConfigOutcome, Any]:
+    clustered = _cluster(pool, config, stages, prefix, executor)
+    if agents_config.agents.regroup_noise:  # before every planner and the report's counts
+        from memmaint.clustering.regroup import regroup_for_agents
+
+        with stages(f"{prefix}cluster") as st:  # timed as clustering; detail: how many
+            before = clustered.labels
+            clustered.labels = regroup_for_agents(before, pool.vectors, agents_config.agents,
+                                                  partitions=pool.by_namespace.values())
+            moved = int(np.count_nonzero(clustered.labels != before))
+            st.detail["regrouped"] = int(st.detail.get("regrouped", 0)) + moved
+    with stages(f"{prefix}plan") as st:
+        the_plan = _plan(pool, clustered.labels, agents_config, now, executor)
+        st.count += len(the_plan.clusters)
+        # agents.max_active (the cap), then the routing tables kept with the run
+        from memmaint.maintenance.agents.cap import cap_and_route
+
+        the_plan, capped, routing = cap_and_route(
+            pool.memories, clustered.labels, pool.vectors, the_plan, agents_config, now,
+            model_id=str(pool.embedding.get("model_id", "")))
+    outcome = build_outcome(name, config, pool, clustered, the_plan, applied=False)
+    outcome.cap = [c.to_dict() for c in capped]
+    outcome.routing = routing.to_dict(members=name == "primary")  # only the primary's is used
+    if agents_config is not config:
+        outcome.warnings.append("planned with the primary configuration's agents")
+    return outcome, the_plan
+
+
+# -- the job -------------------------------------------------------------------------------
+
+def run_job(
+    store: MemoryStore,
+    config: Config,
+    *,
+    namespaces: Sequence[str] | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    shadow: Config | None = None,
+    now: datetime | None = None,
+    progress: ProgressFn | None = None,
+    executor: Any = None,
+) -> RunReport:
+    """Run the nightly maintenance job once and return (and, unless dry, store) its report.
+
+    Args:
+        store: any :class:`MemoryStore`.
+        config: the primary configuration (the one that is applied).
+        namespaces: namespaces to maintain (default: every namespace in the store).
+        dry_run: plan everything, apply nothing, write nothing.
+        force: run namespaces even with fewer than ``job.min_new_memories`` new memories.
+        shadow: a second configuration whose reduction and clustering run over the same
+            embeddings and whose plan (made by the primary's agents) is recorded, never
+            applied.
+        now: the time agents judge freshness against (default: the current time).
+        progress: ``progress(stage, done, total)`` callback.
+        executor: where embedding batches, per-namespace clustering and per-cluster planning
+            run (:mod:`memmaint.maintenance.job.executors`; default: here, one after another).
+            The results do not depend on it.
+
+    Returns the report; ``report.status`` is ``succeeded``, ``dry-run`` or ``skipped``.
+    Raises ``LockHeldError`` when another run holds the store's lock and ``UserError`` for
+    unknown namespaces. Any other failure is recorded as a ``failed`` run and re-raised.
+    """
+    started = utcnow()
+    report = RunReport(
+        run_id=new_run_id(started), started_at=format_time(started) or "", dry_run=dry_run,
+        forced=force, config_hash=config.hash(), config=config.to_dict(),
+        shadow_config_hash=None if shadow is None else shadow.hash(),
+        shadow_config=None if shadow is None else shadow.to_dict(),
+        versions=package_versions(), seed=config.job.seed,
+        min_new_memories=config.job.min_new_memories,
+    )
+    with store.lock("run"):
+        log.info("run %s: started%s", report.run_id, " (dry run)" if dry_run else "")
+        selected = _select_namespaces(store, namespaces)
+        try:
+            _run(store, config, report, selected=selected, dry_run=dry_run, force=force,
+                 shadow=shadow, now=now, progress=progress, executor=executor)
+        except BaseException as exc:
+            report.status = "failed"
+            report.error = f"{type(exc).__name__}: {exc}"
+            report.finished_at = format_time(utcnow())
+            if not dry_run:
+                _save(store, report)
+            log.error("run %s: failed: %s", report.run_id, report.error)
+            raise
+        report.finished_at = format_time(utcnow())
+        if not dry_run:
+            _save(store, report)
+            if report.status == "succeeded":
+                _prune_routing(store)
+    log.info("run %s: %s in %.1f s", report.run_id, report.status, report.seconds)
+    return report
+
+
+def _prune_routing(store: MemoryStore) -> None:
+    """Drop routing tables older runs no longer need (housekeeping: the run has succeeded
+    and is saved, so a failure here is logged, never raised)."""
+    from memmaint.maintenance.retrieve.routing import prune_routing_tables
+
+    try:
+        prune_routing_tables(store)
+    except Exception as exc:  # noqa: BLE001 - must not turn a finished run into a failure
+        log.warning("could not prune old routing tables: %s", exc)
+
+
+def _save(store: MemoryStore, report: RunReport) -> None:
+    store.save_run(RunRecord(
+        run_id=report.run_id, started_at=parse_time(report.started_at),
+        finished_at=None if report.finished_at is None else parse_time(report.finished_at),
+        status=report.status, namespaces=tuple(report.namespaces), report=report.to_dict(),
+    ))
+
+
+def _run(store: MemoryStore, config: Config, report: RunReport, *,
+         selected: Sequence[str], dry_run: bool, force: bool,
+         shadow: Config | None, now: datetime | None, progress: ProgressFn | None,
+         executor: Any = None) -> None:
+    stages = _Stages()
+    last = _last_success(store, selected)
+    with stages("load") as st:
+        loaded = _load(store, selected)
+        st.count = sum(len(v) for v in loaded.values())
+    chosen: list[str] = []
+    skipped: dict[str, str] = {}
+    new_total = 0
+    for ns in selected:
+        n_new = _count_new(loaded[ns], last.get(ns))
+        if not loaded[ns]:
+            skipped[ns] = "no active memories"
+        elif n_new < config.job.min_new_memories and not force:
+            since = last[ns].started_at if ns in last else None
+            skipped[ns] = (f"{n_new} new memories since the last successful run "
+                           f"({format_time(since)}), fewer than min_new_memories = "
+                           f"{config.job.min_new_memories}")
+        else:
+            chosen.append(ns)
+            new_total += n_new
+    for ns, why in skipped.items():
+        log.info("run %s: namespace %s skipped: %s", report.run_id, ns, why)
+    report.new_memories = new_total
+    report.namespaces = chosen
+    if skipped:
+        report.apply["skipped_namespaces"] = skipped
+    if not chosen:
+        report.status = "skipped"
+        report.namespaces = selected
+        report.skip_reason = ("; ".join(f"{ns}: {why}" for ns, why in skipped.items())
+                              or "the store holds no memories")
+        report.stages = stages.as_list()
+        log.info("run %s: skipped (%s); use --force to run anyway", report.run_id,
+                 report.skip_reason)
+        return
+
+    memories: list[Memory] = []
+    by_ns: dict[str, np.ndarray] = {}
+    for ns in chosen:
+        by_ns[ns] = np.arange(len(memories), len(memories) + len(loaded[ns]))
+        memories.extend(loaded[ns])
+    pool = _Pool(memories, by_ns)
+    report.pool_before = len(memories)
+    log.info("run %s: %d active memories in %d namespace(s), %d new", report.run_id,
+             len(memories), len(chosen), new_total)
+
+    cache_store: Any = _DryRunCache(store) if dry_run else store
+    with stages("embed") as st:
+        _embed(cache_store, config, pool, progress, executor)
+        st.count = pool.embedding.get("embedded", 0)
+        st.detail = dict(pool.embedding)
+    report.embedding = dict(pool.embedding)
+    log.info("run %s: embedded %d, %d from cache, %d truncated", report.run_id,
+             pool.embedding["embedded"], pool.embedding["cached"], pool.embedding["truncated"])
+
+    primary, the_plan = _evaluate("primary", pool, config, config, stages, "", now, executor)
+    log.info("run %s: %d clusters, %d noise; plan: %s", report.run_id, primary.n_clusters,
+             primary.noise, _fmt_actions(primary.actions_by_type))
+    if shadow is not None:
+        if shadow.embedding != config.embedding:
+            log.warning("run %s: the shadow config's [embedding] differs; the shadow uses the "
+                        "primary's embeddings", report.run_id)
+        report.shadow, _ = _evaluate("shadow", pool, shadow, config, stages, "shadow ", now,
+                                     executor)
+        log.info("run %s: shadow %d clusters, %d noise; would: %s", report.run_id,
+                 report.shadow.n_clusters, report.shadow.noise,
+                 _fmt_actions(report.shadow.actions_by_type))
+
+    from memmaint.maintenance.apply.applier import apply_plan
+
+    with stages("apply") as st:
+        result = apply_plan(the_plan, store, report.run_id, dry_run=dry_run)
+        st.count = primary.memories_affected
+    report.apply.update(_apply_summary(result))
+    primary.applied = not dry_run
+    if not dry_run:
+        after = sum(store.count_memories(ns, statuses=[Status.ACTIVE]) for ns in chosen)
+        primary.pool_after = after
+    report.primary = primary
+    report.pool_after = primary.pool_after
+    report.status = "dry-run" if dry_run else "succeeded"
+    report.stages = stages.as_list()
+
+
+def _fmt_actions(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "nothing"
+
+
+def _apply_summary(result: Any) -> dict[str, Any]:
+    """The JSON-ready summary of an ``ApplyResult`` (skipped clusters capped at 200)."""
+    summary = dict(result.summary())
+    skipped = summary.get("skipped") or []
+    if len(skipped) > 200:
+        summary["skipped"] = skipped[:200]
+        summary["skipped_truncated"] = len(skipped)
+    return summary
+
+
+def compare_configs(
+    store: MemoryStore,
+    config_a: Config,
+    config_b: Config,
+    *,
+    namespaces: Sequence[str] | None = None,
+    now: datetime | None = None,
+    progress: ProgressFn | None = None,
+    label_a: str = "A",
+    label_b: str = "B",
+) -> Comparison:
+    """Dry-run two configurations (each with its own agents) over the same pool and compare.
+
+    Writes nothing to the store. Both use ``config_a``'s embeddings when their ``[embedding]``
+    sections agree; otherwise each embeds with its own model.
+    """
+    selected = _select_namespaces(store, namespaces)
+    loaded = _load(store, selected)
+    memories: list[Memory] = []
+    by_ns: dict[str, np.ndarray] = {}
+    for ns in selected:
+        if loaded[ns]:
+            by_ns[ns] = np.arange(len(memories), len(memories) + len(loaded[ns]))
+            memories.extend(loaded[ns])
+    if not memories:
+        raise UserError("no active memories to compare")
+    cache = _DryRunCache(store)
+    outcomes = []
+    pool_a: _Pool | None = None
+    for name, cfg in ((label_a, config_a), (label_b, config_b)):
+        if pool_a is not None and cfg.embedding == config_a.embedding:
+            pool = pool_a
+        else:
+            pool = _Pool(memories, by_ns)
+            _embed(cache, cfg, pool, progress)
+        pool_a = pool_a or pool
+        outcome, _ = _evaluate(name, pool, cfg, cfg, _Stages(), "", now)
+        outcomes.append(outcome)
+    return compare_outcomes(outcomes[0], outcomes[1], label_a=label_a, label_b=label_b)
+
+
+def shadow_comparison(report: RunReport) -> Comparison | None:
+    """Primary against shadow for a report that has both."""
+    if report.primary is None or report.shadow is None:
+        return None
+    return compare_outcomes(report.primary, report.shadow, label_a="primary",
+                            label_b="shadow")

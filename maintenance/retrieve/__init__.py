@@ -1,0 +1,1 @@
+"""Read-time retrieval: similarity, lexical bonus, freshness gate, outcomes and routing."""

@@ -1,0 +1,400 @@
+"""Read-time retrieval: the twin of maintenance, for agents and for the evaluation.
+
+Maintenance cleans the pool at night; retrieval still has to be careful by day, because a
+fact can rot between two runs. :func:`retrieve` (or a reusable :class:`Retriever`) scores the
+*active* memories of a pool against a query in four steps, and every result carries each
+step's number, so a log line explains why a memory was served:
+
+1. **similarity**: cosine between the query and each memory (unit vectors from the same
+   embedder as the pool).
+2. **lexical bonus** (``config.lexical``): BM25 over the pool, divided by the best BM25 score
+   for this query and multiplied by ``config.lexical_cap`` (default 0.02). The bonus lies in
+   ``[0, lexical_cap]``: it reorders near-ties (two chunks 0.002 apart) and never lifts an
+   off-topic memory over a clearly better one. ``base = similarity + lexical``.
+3. **outcome blend** (``config.outcome``): ``score = (1 - w) * base + w * outcome`` where
+   ``outcome`` is the Wilson lower bound (z = 1.96) of successes / (successes + failures), 0
+   when nothing is known, and ``w`` rises linearly with the known outcomes ``u``::
+
+       w = new + (proven - new) * min(u / full_uses, 1)
+
+   With the defaults (``outcome_weight_new`` 0.2, ``outcome_weight_proven`` 0.8,
+   ``outcome_full_uses`` 50) a new memory is ranked 80/20 similarity/outcome and a memory with
+   50 or more known outcomes 20/80, so 90 successes in 100 uses outrank 1 in 1.
+4. **freshness gate** (``config.gate``), with the same TTL table as the maintenance agents
+   (``config.agents.ttl_days``, :mod:`memmaint.maintenance.core.freshness`): ``FRESH`` memories pass
+   unchanged, ``STALE_WARN`` ones are multiplied by ``freshness / 0.5`` (continuous: 1 at the
+   FRESH boundary, 0 at expiry), ``STALE_BLOCK`` ones are dropped. When no remaining memory is
+   both relevant (``similarity >= similarity_floor``) and ``FRESH``, the answer is ``REFUSE``:
+   better no answer than a fossil.
+
+The top ``k`` by final score are served (ties broken by newer first, then id). After the
+agent has used an answer, :func:`record_feedback` writes the outcome on the memory's counters,
+which feeds step 3 and the maintenance agents' outcome rules.
+
+**Topic routing** (``route=True`` or ``config.route``, with ``routing`` =
+:func:`memmaint.maintenance.retrieve.routing.latest_routing` of the store): before step 1, only the
+memories of the ``route_clusters`` cluster centroids nearest the query (plus near-ties within
+``route_margin``) and the memories no cluster holds (written since the last run) are scored;
+the whole pool is scored when fewer than ``route_min_candidates`` would be. The clusters are
+the last maintenance run's, never ground-truth labels; ``Retrieval.route`` says what was done.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, overload
+
+import numpy as np
+
+from memmaint.maintenance.retrieve.bm25 import BM25
+from memmaint.maintenance.core.config import AgentsConfig, Config, RetrieveConfig
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.freshness import (
+    FRESH,
+    FRESH_AT,
+    STALE_BLOCK,
+    STALE_WARN,
+    freshness,
+    outcome_interval,
+    verdict,
+)
+from memmaint.maintenance.core.records import Memory, to_utc, utcnow
+from memmaint.maintenance.retrieve.routing import RouteDecision, Router, Routing
+
+log = logging.getLogger(__name__)
+
+SERVE = "SERVE"
+REFUSE = "REFUSE"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One scored memory and why it ranks where it does.
+
+    Attributes:
+        memory: the memory.
+        similarity: cosine with the query.
+        lexical: the capped BM25 bonus added to the similarity (0 when lexical is off).
+        freshness: ``clamp(1 - age / ttl, 0, 1)`` for the memory's kind.
+        verdict: ``FRESH``, ``STALE_WARN`` or ``STALE_BLOCK``.
+        outcome: Wilson lower bound of the memory's success rate (0 with no known outcome).
+        outcome_weight: the share of the score given to ``outcome`` (0 when outcome is off).
+        final: the ranking score.
+        relevant: ``similarity >= similarity_floor``.
+        rank: 1-based position among the served results (0 when not served).
+    """
+
+    memory: Memory
+    similarity: float
+    lexical: float
+    freshness: float
+    verdict: str
+    outcome: float
+    outcome_weight: float
+    final: float
+    relevant: bool
+    rank: int = 0
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+    def explain(self) -> str:
+        """One line: the memory, its scores and its verdict."""
+        parts = [f"sim {self.similarity:.3f}"]
+        if self.lexical:
+            parts.append(f"lex +{self.lexical:.3f}")
+        if self.outcome_weight:
+            parts.append(f"outcome {self.outcome:.2f} (w {self.outcome_weight:.2f})")
+        parts.append(f"{self.verdict} (freshness {self.freshness:.2f})")
+        if not self.relevant:
+            parts.append("below floor")
+        where = f"#{self.rank} " if self.rank else ""
+        return f"{where}{self.memory.id}: " + ", ".join(parts) + f" -> {self.final:.4f}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.memory.id, "namespace": self.memory.namespace, "rank": self.rank,
+                "similarity": self.similarity, "lexical": self.lexical,
+                "freshness": self.freshness, "verdict": self.verdict, "outcome": self.outcome,
+                "outcome_weight": self.outcome_weight, "final": self.final,
+                "relevant": self.relevant}
+
+
+@dataclass(frozen=True)
+class Retrieval(Sequence[Result]):
+    """The answer to one query: the served results (a sequence) plus the decision.
+
+    Attributes:
+        query: the query text.
+        decision: ``SERVE`` or ``REFUSE`` (nothing relevant and fresh; ``results`` is empty).
+        results: the served results, best first.
+        blocked: relevant-looking memories the gate dropped (``STALE_BLOCK``), best first,
+            and, on ``REFUSE``, the stale or irrelevant candidates that were not served.
+        reason: a sentence saying why (for logs).
+    """
+
+    query: str
+    decision: str
+    results: tuple[Result, ...]
+    blocked: tuple[Result, ...] = ()
+    reason: str = ""
+    route: RouteDecision | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.decision == REFUSE
+
+    @overload
+    def __getitem__(self, i: int) -> Result: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Result]: ...
+
+    def __getitem__(self, i: int | slice) -> Result | Sequence[Result]:
+        return self.results[i]
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __iter__(self) -> Iterator[Result]:
+        return iter(self.results)
+
+    @property
+    def ids(self) -> list[str]:
+        return [r.memory.id for r in self.results]
+
+    def explain(self) -> str:
+        """Several lines: the decision, then every served and blocked result."""
+        lines = [f"{self.decision}: {self.reason}"]
+        if self.route is not None:
+            lines.append("  " + self.route.describe())
+        lines += ["  " + r.explain() for r in self.results]
+        lines += ["  dropped " + r.explain() for r in self.blocked]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "decision": self.decision, "reason": self.reason,
+                "results": [r.to_dict() for r in self.results],
+                "blocked": [r.to_dict() for r in self.blocked],
+                "route": None if self.route is None else self.route.to_dict()}
+
+
+def outcome_weight(uses: int, config: RetrieveConfig) -> float:
+    """The weight on outcome for a memory with ``uses`` known outcomes (see module doc)."""
+    ramp = min(max(uses, 0) / config.outcome_full_uses, 1.0)
+    return config.outcome_weight_new + (
+        config.outcome_weight_proven - config.outcome_weight_new) * ramp
+
+
+def _configs(config: Config | RetrieveConfig | None,
+             ttl_days: Mapping[str, float] | None) -> tuple[RetrieveConfig, Mapping[str, float]]:
+    if isinstance(config, Config):
+        return config.retrieve, (ttl_days if ttl_days is not None else config.agents.ttl_days)
+    if config is None:
+        config = RetrieveConfig()
+    if not isinstance(config, RetrieveConfig):
+        raise TypeError(f"expected RetrieveConfig or Config, got {type(config).__name__}")
+    return config, (ttl_days if ttl_days is not None else AgentsConfig().ttl_days)
+
+
+@dataclass
+class Retriever:
+    """A pool indexed for retrieval: build once, query many times.
+
+    Args:
+        memories: the pool; only ``active`` memories are searched (others are ignored).
+        embeddings: ``(len(memories), dim)`` vectors aligned with ``memories``.
+        embedder: embeds query texts (the same model that embedded the pool); optional when
+            every query comes with its vector.
+        config: a ``RetrieveConfig`` or a whole ``Config`` (whose ``agents.ttl_days`` then
+            gives the TTL table).
+        ttl_days: kind -> TTL in days; overrides the config's table.
+        routing: the last maintenance run's routing tables, needed to search with routing.
+    """
+
+    memories: Sequence[Memory]
+    embeddings: Any
+    embedder: Any = None
+    config: Config | RetrieveConfig | None = None
+    ttl_days: Mapping[str, float] | None = None
+    routing: Routing | None = None
+    _active: list[Memory] = field(init=False, repr=False)
+    _vectors: np.ndarray = field(init=False, repr=False)
+    _bm25: BM25 | None = field(init=False, repr=False)
+    _router: Router | None = field(init=False, repr=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.retrieve_config, self.ttl_table = _configs(self.config, self.ttl_days)
+        vecs = np.asarray(self.embeddings, dtype=np.float64)
+        n = len(self.memories)
+        if vecs.ndim != 2 or vecs.shape[0] != n:
+            raise InputError(f"embeddings must have shape ({n}, dim), got {vecs.shape}")
+        if not np.all(np.isfinite(vecs)):
+            raise InputError("embeddings contain NaN or infinite values")
+        keep = [i for i, m in enumerate(self.memories) if m.is_active]
+        self._active = [self.memories[i] for i in keep]
+        rows = vecs[keep] if keep else np.zeros((0, vecs.shape[1] if vecs.ndim == 2 else 1))
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        self._vectors = rows / norms
+        self._bm25 = (BM25().fit([m.text for m in self._active])
+                      if self.retrieve_config.lexical else None)
+
+    @property
+    def pool_size(self) -> int:
+        """How many active memories are searched."""
+        return len(self._active)
+
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        if self.embedder is None:
+            raise InputError("no embedder given: pass one, or pass query vectors")
+        return np.asarray(self.embedder.embed(list(queries)), dtype=np.float64)
+
+    def search(self, query: str, *, query_vector: Any = None, now: datetime | None = None,
+               k: int | None = None, route: bool | None = None) -> Retrieval:
+        """Score the pool against ``query`` and serve the top ``k`` (default ``config.k``).
+
+        ``route`` (default ``config.route``) scores only the clusters nearest the query (see
+        the module docstring); it needs ``routing``.
+        """
+        cfg = self.retrieve_config
+        k = cfg.k if k is None else int(k)
+        if k < 1:
+            raise InputError(f"k must be >= 1, got {k}")
+        now = to_utc(now) if now is not None else utcnow()
+        if query_vector is None:
+            query_vector = self.embed_queries([query])[0]
+        q = np.asarray(query_vector, dtype=np.float64).reshape(-1)
+        if len(self._active) and q.shape[0] != self._vectors.shape[1]:
+            raise InputError(f"query vector has {q.shape[0]} dims, the pool "
+                             f"{self._vectors.shape[1]}")
+        if not np.all(np.isfinite(q)):
+            raise InputError("query vector contains NaN or infinite values")
+        rows, routed = self._route(q, route)
+        idx = np.arange(len(self._active)) if rows is None else rows
+        norm = float(np.linalg.norm(q))
+        vecs = self._vectors if rows is None else self._vectors[rows]
+        sims = vecs @ (q / norm if norm > 0 else q)
+        lex = np.zeros(len(idx))
+        if self._bm25 is not None and len(idx):
+            raw = self._bm25.scores(query)[idx]
+            top = float(raw.max())
+            if top > 0:
+                lex = cfg.lexical_cap * raw / top
+        results = [self._score(int(i), float(sims[j]), float(lex[j]), now)
+                   for j, i in enumerate(idx)]
+        return self._decide(query, results, k, routed)
+
+    def _route(self, q: np.ndarray, route: bool | None) -> tuple[np.ndarray | None,
+                                                                RouteDecision | None]:
+        cfg = self.retrieve_config
+        if not (cfg.route if route is None else route):
+            return None, None
+        if self.routing is None:
+            raise InputError("routing needs the last maintenance run's routing table: pass "
+                             "routing=latest_routing(store)")
+        if self._router is None:
+            self._router = Router(self.routing, self._active,
+                                  getattr(self.embedder, "model_id", None))
+        return self._router.candidates(q, cfg.route_clusters, cfg.route_margin,
+                                       cfg.route_min_candidates)
+
+    def _score(self, i: int, sim: float, lex: float, now: datetime) -> Result:
+        cfg = self.retrieve_config
+        mem = self._active[i]
+        f = freshness(mem, now, self.ttl_table)
+        v = verdict(f)
+        score = sim + lex
+        out_lo, w = 0.0, 0.0
+        if cfg.outcome:
+            uses = mem.successes + mem.failures
+            out_lo = outcome_interval(mem)[0] if uses else 0.0
+            w = outcome_weight(uses, cfg)
+            score = (1.0 - w) * score + w * out_lo
+        if cfg.gate and v == STALE_WARN:
+            score *= f / FRESH_AT
+        return Result(mem, sim, lex, f, v, out_lo, w, score, sim >= cfg.similarity_floor)
+
+    def _decide(self, query: str, results: list[Result], k: int,
+                routed: RouteDecision | None = None) -> Retrieval:
+        cfg = self.retrieve_config
+
+        def order(r: Result) -> tuple:
+            return (-r.final, -r.memory.created_at.timestamp(), r.memory.id)
+
+        results.sort(key=order)
+        blocked: list[Result] = []
+        if cfg.gate:
+            blocked = [r for r in results if r.verdict == STALE_BLOCK]
+            results = [r for r in results if r.verdict != STALE_BLOCK]
+            if not any(r.relevant and r.verdict == FRESH for r in results):
+                why = self._refusal_reason(results, blocked)
+                dropped = [r for r in blocked + results if r.relevant][:k]
+                out = Retrieval(query, REFUSE, (), tuple(dropped), why, routed)
+                log.info("retrieve %r: %s", query[:80], why)
+                return out
+        served = tuple(_ranked(r, n) for n, r in enumerate(results[:k], start=1))
+        relevant_blocked = tuple(r for r in blocked if r.relevant)[:k]
+        why = (f"{len(served)} of {len(self._active)} active memories served"
+               + (f"; {len(blocked)} blocked as expired" if blocked else ""))
+        out = Retrieval(query, SERVE, served, relevant_blocked, why, routed)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("retrieve %r: %s", query[:80], out.explain())
+        return out
+
+    def _refusal_reason(self, results: list[Result], blocked: list[Result]) -> str:
+        floor = self.retrieve_config.similarity_floor
+        stale = sum(1 for r in results if r.relevant and r.verdict == STALE_WARN)
+        expired = sum(1 for r in blocked if r.relevant)
+        if not self._active:
+            return "the pool has no active memories"
+        if stale or expired:
+            return (f"no FRESH memory with similarity >= {floor:g}: {expired} relevant "
+                    f"memories expired (STALE_BLOCK), {stale} stale (STALE_WARN)")
+        return f"no memory with similarity >= {floor:g}"
+
+
+def _ranked(r: Result, rank: int) -> Result:
+    return Result(r.memory, r.similarity, r.lexical, r.freshness, r.verdict, r.outcome,
+                  r.outcome_weight, r.final, r.relevant, rank)
+
+
+def retrieve(query: str, memories: Sequence[Memory], embeddings: Any, embedder: Any = None,
+             config: Config | RetrieveConfig | None = None, now: datetime | None = None,
+             ttl_days: Mapping[str, float] | None = None, *, query_vector: Any = None,
+             k: int | None = None, route: bool | None = None,
+             routing: Routing | None = None) -> Retrieval:
+    """Retrieve the best active memories for ``query`` (see the module docstring).
+
+    Args:
+        query: the query text (also used for the lexical bonus).
+        memories: the pool; inactive memories are ignored.
+        embeddings: vectors aligned with ``memories``.
+        embedder: embeds the query (not needed when ``query_vector`` is given).
+        config: ``RetrieveConfig`` or a whole ``Config``.
+        now: the time freshness is judged at (default: now, UTC).
+        ttl_days: kind -> TTL days (default: the config's ``agents.ttl_days``, else the
+            agents' defaults).
+        query_vector: the query's embedding, if already computed.
+        k: how many to serve (default ``config.k``).
+        route: score only the clusters nearest the query (default ``config.route``).
+        routing: the routing tables (``latest_routing(store)``), needed when routing.
+
+    Returns a :class:`Retrieval`: a sequence of :class:`Result` (best first) with ``decision``
+    ``SERVE`` or ``REFUSE``. For many queries over one pool build a :class:`Retriever` once.
+    """
+    retriever = Retriever(memories, embeddings, embedder, config, ttl_days, routing)
+    return retriever.search(query, query_vector=query_vector, now=now, k=k, route=route)
+
+
+def record_feedback(store: Any, result: Result | Memory, success: bool | None) -> Memory:
+    """Record that a served memory was used, and whether it helped (``None``: unknown).
+
+    Increments the memory's ``retrievals`` and ``successes`` or ``failures`` through
+    ``store.record_usage``; returns the stored memory.
+    """
+    mem = result.memory if isinstance(result, Result) else result
+    return store.record_usage(mem.namespace, mem.id, success)
