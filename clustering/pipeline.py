@@ -17,6 +17,7 @@ import numpy as np
 from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
 from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
 from memmaint.maintenance.core.config import ClusteringConfig, ReductionConfig
+from memmaint.maintenance.core.registry import CLUSTERERS
 from memmaint.maintenance.core.errors import ConfigError, InputError
 
 __all__ = [
@@ -71,14 +72,16 @@ class GenKTClusterer:
         return np.asarray(model.labels_, dtype=np.int64)
 
 
-def _hdbscan(config: ClusteringConfig) -> Clusterer:
+def hdbscan_from_config(config: ClusteringConfig) -> Clusterer:
+    """The ``hdbscan`` entry of the clusterer registry."""
     c = config.hdbscan
     return HDBSCANClusterer(min_cluster_size=c.min_cluster_size, min_samples=c.min_samples,
                             cluster_selection_epsilon=c.cluster_selection_epsilon,
                             cluster_selection_method=c.cluster_selection_method)
 
 
-def _genkt(config: ClusteringConfig) -> Clusterer:
+def genkt_from_config(config: ClusteringConfig) -> Clusterer:
+    """The ``genkt`` entry of the clusterer registry."""
     c = config.genkt
     return GenKTClusterer(p=c.p, R=c.R, cos_cut=c.cos_cut, recombination=c.recombination,
                           use_weights=c.use_weights)
@@ -86,22 +89,15 @@ def _genkt(config: ClusteringConfig) -> Clusterer:
 
 ClustererFactory = Callable[[ClusteringConfig], Clusterer]
 
-CLUSTERERS: dict[str, ClustererFactory] = {"hdbscan": _hdbscan, "genkt": _genkt}
-
 
 def register_clusterer(name: str, factory: ClustererFactory) -> None:
-    """Make ``make_clusterer`` build ``factory(config)`` when ``config.algorithm == name``."""
-    CLUSTERERS[name] = factory
+    """Make ``[clustering] algorithm = name`` build ``factory(config.clustering)``."""
+    CLUSTERERS.register(name, factory)
 
 
 def make_clusterer(config: ClusteringConfig) -> Clusterer:
     """The clusterer ``config.algorithm`` names, set up from its config section."""
-    try:
-        factory = CLUSTERERS[config.algorithm]
-    except KeyError:
-        raise ConfigError(f"unknown clustering algorithm {config.algorithm!r} "
-                          f"(valid: {', '.join(sorted(CLUSTERERS))})") from None
-    return factory(config)
+    return CLUSTERERS.get(config.algorithm)(config)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from memmaint.maintenance.agents.rules import plan as rules_plan
 from memmaint.maintenance.apply.applier import apply_plan
 from memmaint.maintenance.core.config import AgentsConfig, Config, LLMConfig
 from memmaint.maintenance.core.errors import ConfigError
-from memmaint.maintenance.agents.llm import LLMAgent, plan_with_config
+from memmaint.maintenance.agents.dispatch import plan as plan_with_config
+from memmaint.maintenance.agents.llm import LLMAgent
 from memmaint.maintenance.plan.model import Evict, Merge, check_plan
 from memmaint.maintenance.core.records import Status
 
@@ -247,10 +248,11 @@ def test_bounded_concurrency_and_backend_switch():
         rules = plan_with_config(pool, labels, embed([m.text for m in pool]),
                                  dataclasses.replace(config, agents=AgentsConfig()), now=NOW)
         assert len(server.requests) == 5 and rules.backend == "rules"
-        via_agents = rules_plan(pool, labels, embed([m.text for m in pool]), config, now=NOW)
-        assert len(server.requests) == 10 and via_agents.backend == "llm"
+        rules_only = rules_plan(pool, labels, embed([m.text for m in pool]), config, now=NOW)
+        assert len(server.requests) == 5 and rules_only.backend == "rules"
         with pytest.raises(ConfigError, match="pass the whole Config"):
-            rules_plan(pool, labels, embed([m.text for m in pool]), config.agents, now=NOW)
+            plan_with_config(pool, labels, embed([m.text for m in pool]), config.agents,
+                             now=NOW)
 
 
 def test_server_without_usage_gets_estimated_tokens():

@@ -137,7 +137,7 @@ def test_unknown_algorithm_and_registry(pool):
         result = cluster_embeddings(pool[0], None, PCA2, ClusteringConfig(algorithm="blob"))
         assert result.n_clusters == 1
     finally:
-        del CLUSTERERS["blob"]
+        CLUSTERERS.unregister("blob")
 
 
 # -- GenKT (memmaint.clustering.genkt.estimator is written alongside; skipped until it exists) ------

@@ -241,7 +241,7 @@ def test_registry_accepts_new_reducer(blobs):
         Y = make_reducer("first-axes", 2).fit_transform(blobs[0])
         assert Y.shape == (60, 2)
     finally:
-        del REDUCERS["first-axes"]
+        REDUCERS.unregister("first-axes")
 
 
 def test_reduce_from_config_passes_method_parameters(blobs):

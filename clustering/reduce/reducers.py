@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from memmaint.maintenance.core.registry import REDUCERS
 from memmaint.maintenance.core.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
@@ -346,17 +347,10 @@ class UMAPReducer:
 
 ReducerFactory = Callable[..., Reducer]
 
-REDUCERS: dict[str, ReducerFactory] = {
-    "none": NoneReducer,
-    "pca": PCAReducer,
-    "tsne": TSNEReducer,
-    "umap": UMAPReducer,
-}
-
-
 def register_reducer(name: str, factory: ReducerFactory) -> None:
-    """Make ``make_reducer(name, n_components, seed, **params)`` build ``factory(...)``."""
-    REDUCERS[name] = factory
+    """Make ``make_reducer(name, n_components, seed, **params)`` build ``factory(...)`` and
+    ``[reduction] method = name`` valid."""
+    REDUCERS.register(name, factory)
 
 
 def make_reducer(method: str, n_components: int = 2, seed: int | None = 0,
@@ -366,11 +360,7 @@ def make_reducer(method: str, n_components: int = 2, seed: int | None = 0,
     ``params`` go to the reducer (``perplexity`` for t-SNE; ``n_neighbors``, ``min_dist``,
     ``metric`` for UMAP). An unknown method or parameter raises :class:`ConfigError`.
     """
-    try:
-        factory = REDUCERS[method]
-    except KeyError:
-        raise ConfigError(f"unknown reduction method {method!r} "
-                          f"(valid: {', '.join(sorted(REDUCERS))})") from None
+    factory = REDUCERS.get(method)
     try:
         return factory(n_components=n_components, seed=seed, **params)
     except TypeError as exc:

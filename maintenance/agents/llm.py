@@ -40,7 +40,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -56,7 +56,7 @@ from memmaint.maintenance.agents.rules import (
 )
 from memmaint.maintenance.agents.rules import plan as rules_plan
 from memmaint.maintenance.core.config import AgentsConfig, Config, LLMConfig
-from memmaint.maintenance.core.errors import MemmaintError
+from memmaint.maintenance.core.errors import ConfigError, MemmaintError
 from memmaint.maintenance.core.freshness import freshness, verdict
 from memmaint.maintenance.plan.model import (
     NOISE,
@@ -515,16 +515,13 @@ def _llm_hash(config: LLMConfig) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
 
 
-def plan_with_config(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray,
-                     embeddings: Any, config: Config, now: datetime | None = None,
-                     namespace: str | None = None, plan_id: str | None = None) -> Plan:
-    """Plan with the backend ``config.agents.backend`` names (``rules`` or ``llm``)."""
-    agents = _agents_config(config)
-    if agents.backend == "llm":
-        return LLMAgent(config.llm, agents).plan(pool, labels, embeddings, now=now,
-                                                 namespace=namespace, plan_id=plan_id)
-    return rules_plan(pool, labels, embeddings, agents, now=now, namespace=namespace,
-                      plan_id=plan_id)
+def llm_agent(config: Config | Any) -> Callable[..., Plan]:
+    """The ``llm`` entry of the agent registry: a planner bound to ``config`` (the whole
+    :class:`Config`, since the LLM needs the ``[llm]`` section)."""
+    if not isinstance(config, Config):
+        raise ConfigError("agents.backend = 'llm' needs the [llm] settings: pass the whole "
+                          "Config to plan(), not only its agents section")
+    return LLMAgent(config.llm, config.agents).plan
 
 
 __all__ = [
@@ -536,6 +533,6 @@ __all__ = [
     "Usage",
     "cluster_prompt",
     "parse_reply",
-    "plan_with_config",
+    "llm_agent",
     "validate_reply",
 ]

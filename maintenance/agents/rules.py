@@ -37,10 +37,11 @@ merged memory.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -117,15 +118,14 @@ def _unit_rows(embeddings: Any, n: int) -> np.ndarray:
 def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings: Any,
          config: AgentsConfig | Any = None, now: datetime | None = None,
          namespace: str | None = None, plan_id: str | None = None) -> Plan:
-    """Plan maintenance for a pool with the rule-based agents.
+    """Plan maintenance for a pool with the rule-based agents (whatever ``agents.backend``
+    says: :func:`memmaint.maintenance.agents.dispatch.plan` chooses the backend).
 
     Args:
         pool: active memories (any namespaces unless ``namespace`` is given).
         labels: one cluster label per memory (``-1`` = noise).
         embeddings: ``(len(pool), dim)`` vectors aligned with ``pool``.
-        config: ``AgentsConfig`` or a whole ``Config``; with ``agents.backend = "llm"`` the
-            whole ``Config`` is needed and the plan comes from
-            :class:`~memmaint.maintenance.agents.llm.LLMAgent`.
+        config: ``AgentsConfig`` or a whole ``Config``.
         now: the reference time for freshness and ages (default: now, UTC).
         namespace: when given, every memory must belong to it.
         plan_id: fixes the plan id (and so the ids of merged memories), for reproducibility.
@@ -135,14 +135,6 @@ def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings:
             namespace.
     """
     cfg = _agents_config(config)
-    if cfg.backend == "llm":
-        if not isinstance(config, Config):
-            raise ConfigError("agents.backend = 'llm' needs the [llm] settings: pass the whole "
-                              "Config to plan(), not only its agents section")
-        from memmaint.maintenance.agents.llm import LLMAgent
-
-        return LLMAgent(config.llm, cfg).plan(pool, labels, embeddings, now=now,
-                                              namespace=namespace, plan_id=plan_id)
     now = to_utc(now) if now is not None else utcnow()
     labels_arr = np.asarray(labels, dtype=np.int64).reshape(-1)
     if len(labels_arr) != len(pool):
@@ -525,3 +517,9 @@ def merged_memory(sources: Sequence[Memory], *, id_seed: str = "",
         failures=sum(m.failures for m in sources),
         last_used_at=max(used) if used else None,
     )
+
+
+def rules_agent(config: AgentsConfig | Any) -> Callable[..., Plan]:
+    """The ``rules`` entry of the agent registry: a planner bound to ``config``."""
+    cfg = _agents_config(config)
+    return functools.partial(plan, config=cfg)

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from memmaint.maintenance.core.config import Config, load_config, with_overrides
+from memmaint.maintenance.core.config import Config, field_choices, load_config, with_overrides
 from memmaint.maintenance.core.errors import UserError
 from memmaint.maintenance.core.records import BUILTIN_KINDS, Status
 from memmaint.maintenance.store.base import MemoryStore, open_store
@@ -305,7 +305,7 @@ def render_config(config: Config) -> str:
                 lines.append(f"# {summary[0]}")
             lines.append(tomli_w.dumps(nest(path, {})).strip())
         for f, value in scalars:
-            choices = f.metadata.get("choices")
+            choices = field_choices(f.metadata)
             parts = [f.metadata.get("doc") or "", "one of " + ", ".join(choices) if choices else ""]
             note = "; ".join(x for x in parts if x)
             if value is None:

@@ -7,6 +7,8 @@ choices, wrong types, values outside their choices or bounds) and raises one
 
 Field metadata understood by the loader:
 - ``choices``: allowed values (strings);
+- ``registry``: the value names a registered component (the registry for that config key in
+  :mod:`memmaint.maintenance.core.registry` lists the valid names);
 - ``min`` / ``max``: numeric bounds (inclusive);
 - ``doc``: one line for ``memmaint config show``.
 Optional fields (``X | None``) are written to TOML only when set (TOML has no null).
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar, Union
 
 from memmaint.maintenance.core.errors import ConfigError
+from memmaint.maintenance.core.registry import BY_CONFIG_KEY
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -37,8 +40,8 @@ T = TypeVar("T")
 
 
 def _opt(default: Any, *, choices: tuple[str, ...] | None = None, min: float | None = None,
-         max: float | None = None, doc: str = "") -> Any:
-    meta = {"choices": choices, "min": min, "max": max, "doc": doc}
+         max: float | None = None, doc: str = "", registry: str | None = None) -> Any:
+    meta = {"choices": choices, "min": min, "max": max, "doc": doc, "registry": registry}
     if isinstance(default, (dict, list)):
         return field(default_factory=lambda: type(default)(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -48,8 +51,7 @@ def _opt(default: Any, *, choices: tuple[str, ...] | None = None, min: float | N
 class EmbeddingConfig:
     """Which embedding model turns memory text into vectors."""
 
-    model: str = _opt("minilm", choices=("minilm", "hashing", "sentence-transformers", "openai"),
-                      doc="embedding backend")
+    model: str = _opt("minilm", registry="embedding.model", doc="embedding backend")
     batch_size: int = _opt(64, min=1, doc="texts per model call")
     path: str | None = _opt(None, doc="model folder for sentence-transformers")
     dim: int = _opt(384, min=1, doc="vector size of the hashing embedder")
@@ -67,7 +69,7 @@ class EmbeddingConfig:
 class ReductionConfig:
     """Dimensionality reduction before clustering (then z-scored per axis)."""
 
-    method: str = _opt("umap", choices=("none", "pca", "tsne", "umap"))
+    method: str = _opt("umap", registry="reduction.method")
     n_components: int = _opt(2, min=1)
     seed: int = _opt(0)
     n_neighbors: int = _opt(15, min=2, doc="UMAP")
@@ -98,7 +100,7 @@ class GenKTConfig:
 
 @dataclass(frozen=True)
 class ClusteringConfig:
-    algorithm: str = _opt("hdbscan", choices=("hdbscan", "genkt"))
+    algorithm: str = _opt("hdbscan", registry="clustering.algorithm")
     hdbscan: HDBSCANConfig = field(default_factory=HDBSCANConfig)
     genkt: GenKTConfig = field(default_factory=GenKTConfig)
 
@@ -107,7 +109,7 @@ class ClusteringConfig:
 class AgentsConfig:
     """Rule-based maintenance agents (and which backend decides)."""
 
-    backend: str = _opt("rules", choices=("rules", "llm"))
+    backend: str = _opt("rules", registry="agents.backend")
     merge_threshold: float = _opt(0.85, min=-1.0, max=1.0, doc="cosine for near-duplicates")
     canonical: str = _opt("newest", choices=("newest", "importance", "outcome"))
     ttl_days: dict = _opt({"price": 3.0, "availability": 7.0, "schedule": 30.0,
@@ -257,6 +259,14 @@ def _strip_optional(tp: Any) -> tuple[Any, bool]:
     return tp, False
 
 
+def field_choices(meta: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The values a field's metadata allows: its registry's names, or its fixed choices."""
+    if meta.get("registry"):
+        return tuple(BY_CONFIG_KEY[meta["registry"]].names())
+    choices = meta.get("choices")
+    return tuple(choices) if choices else None
+
+
 def _check_value(path: str, value: Any, tp: Any, meta: Mapping[str, Any],
                  problems: list[str]) -> Any:
     base, _optional = _strip_optional(tp)
@@ -284,7 +294,7 @@ def _check_value(path: str, value: Any, tp: Any, meta: Mapping[str, Any],
         if not isinstance(value, Mapping):
             problems.append(f"{path}: expected a table, got {value!r}")
         return dict(value) if isinstance(value, Mapping) else value
-    choices = meta.get("choices")
+    choices = field_choices(meta)
     if choices and value not in choices:
         problems.append(f"{path}: {value!r} is not one of {', '.join(map(str, choices))}")
     lo, hi = meta.get("min"), meta.get("max")

@@ -35,6 +35,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from memmaint.maintenance.core.config import EmbeddingConfig
+from memmaint.maintenance.core.registry import EMBEDDERS
 from memmaint.maintenance.core.errors import ConfigError, InputError, MemmaintError, require
 from memmaint.maintenance.core.records import Memory, content_hash
 
@@ -64,31 +65,22 @@ class Embedder(Protocol):
 
 
 EmbedderFactory = Callable[[EmbeddingConfig], Embedder]
-_REGISTRY: dict[str, EmbedderFactory] = {}
 
 
 def register_embedder(name: str, factory: EmbedderFactory, *, replace: bool = False) -> None:
     """Make ``factory(config.embedding)`` available as ``embedding.model = name``."""
-    if name in _REGISTRY and not replace:
-        raise ValueError(f"an embedder named {name!r} is already registered")
-    _REGISTRY[name] = factory
+    EMBEDDERS.register(name, factory, replace=replace)
 
 
 def available_embedders() -> list[str]:
     """Registered embedder names, sorted."""
-    return sorted(_REGISTRY)
+    return EMBEDDERS.names()
 
 
 def get_embedder(config: EmbeddingConfig | None = None) -> Embedder:
     """Build the embedder ``config.model`` names (the default config gives MiniLM)."""
     config = config if config is not None else EmbeddingConfig()
-    factory = _REGISTRY.get(config.model)
-    if factory is None:
-        raise ConfigError(
-            f"embedding.model: unknown embedder {config.model!r} "
-            f"(valid: {', '.join(available_embedders())})"
-        )
-    return factory(config)
+    return EMBEDDERS.get(config.model)(config)
 
 
 def check_texts(texts: Sequence[str]) -> list[str]:
@@ -392,11 +384,6 @@ def _openai(config: EmbeddingConfig) -> Embedder:
     return OpenAIEmbedder(config.base_url, config.model_name, config.api_key_env,
                           batch_size=config.batch_size, timeout_s=config.timeout_s)
 
-
-register_embedder("minilm", _minilm)
-register_embedder("hashing", _hashing)
-register_embedder("sentence-transformers", _sentence_transformers)
-register_embedder("openai", _openai)
 
 
 # -- the cache ------------------------------------------------------------------------------

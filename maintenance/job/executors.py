@@ -376,10 +376,10 @@ def plan_on(executor: Executor, memories: Sequence[Memory], labels: Any, vectors
     agents = config.agents
     if agents.backend != "rules" or executor.workers <= 1 or len(memories) == 0 \
             or len(labels_arr) != len(memories):
-        if agents.backend == "llm":
-            from memmaint.maintenance.agents.llm import plan_with_config
+        if agents.backend != "rules":
+            from memmaint.maintenance.agents.dispatch import plan as dispatch_plan
 
-            return plan_with_config(memories, labels_arr, vectors, config, now=now)
+            return dispatch_plan(memories, labels_arr, vectors, config, now=now)
         return plan(memories, labels_arr, vectors, agents, now=now, plan_id=pid)
     vecs = np.asarray(vectors)
     groups = _group_order(memories, labels_arr)

@@ -27,7 +27,6 @@ import time
 import uuid
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -36,21 +35,13 @@ import numpy as np
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.errors import UserError
 from memmaint.maintenance.core.records import Memory, Status, format_time, parse_time, utcnow
+from memmaint.maintenance.job.outcome import Clustered, Pool, build_outcome, weights_of
 from memmaint.maintenance.report.model import (
-    MAX_MAP_POINTS,
-    MAX_TEXTS,
-    BCubedScores,
     Comparison,
     ConfigOutcome,
-    Decision,
     RunReport,
     StageTiming,
-    bcubed_scores,
     compare_outcomes,
-    map_coordinates,
-    sample_indices,
-    size_distribution,
-    snippet,
 )
 from memmaint.maintenance.store.base import MemoryStore, RunRecord
 
@@ -131,16 +122,6 @@ class _DryRunCache:
         return getattr(self._store, name)
 
 
-@dataclass
-class _Pool:
-    """The loaded active memories of the selected namespaces, in store order."""
-
-    memories: list[Memory]
-    by_namespace: dict[str, np.ndarray]  # namespace -> row indices into memories
-    vectors: np.ndarray | None = None
-    embedding: dict[str, Any] = field(default_factory=dict)
-
-
 # -- stages --------------------------------------------------------------------------------
 
 def _last_success(store: MemoryStore, namespaces: Collection[str]) -> dict[str, RunRecord]:
@@ -185,7 +166,7 @@ def _count_new(memories: Sequence[Memory], since: RunRecord | None) -> int:
     return sum(1 for m in memories if m.created_at > cutoff)
 
 
-def _embed(store: Any, config: Config, pool: _Pool, progress: ProgressFn | None,
+def _embed(store: Any, config: Config, pool: Pool, progress: ProgressFn | None,
            executor: Any = None) -> None:
     from memmaint.maintenance.embed.base import embed_memories, get_embedder
 
@@ -209,34 +190,8 @@ def _embed(store: Any, config: Config, pool: _Pool, progress: ProgressFn | None,
                       "truncated": int(result.truncated)}
 
 
-def _weights(memories: Sequence[Memory]) -> np.ndarray:
-    return np.asarray([m.importance for m in memories], dtype=np.float64)
-
-
-def _describe(config: Config) -> tuple[str, str]:
-    """Short descriptions of a config's clustering and reduction, for reports."""
-    c, r = config.clustering, config.reduction
-    if c.algorithm == "hdbscan":
-        h = c.hdbscan
-        desc = (f"hdbscan(min_cluster_size={h.min_cluster_size}, min_samples={h.min_samples}, "
-                f"eps={h.cluster_selection_epsilon}, {h.cluster_selection_method})")
-    else:
-        g = c.genkt
-        desc = (f"genkt(p={g.p}, R={g.R}, cos_cut={g.cos_cut}, {g.recombination} "
-                f"recombination{', importance weights' if g.use_weights else ''})")
-    red = "none" if r.method == "none" else f"{r.method} {r.n_components}-D (seed {r.seed})"
-    return desc, red
-
-
-@dataclass
-class _Clustered:
-    labels: np.ndarray  # per pool row; namespace-local labels, noise -1
-    reduced: dict[str, np.ndarray]  # namespace -> reduced coordinates
-    warnings: list[str]
-
-
-def _cluster(pool: _Pool, config: Config, stages: _Stages, prefix: str,
-             executor: Any = None) -> _Clustered:
+def _cluster(pool: Pool, config: Config, stages: _Stages, prefix: str,
+             executor: Any = None) -> Clustered:
     """Reduce and cluster each namespace on its own (clusters never cross namespaces).
 
     The same steps as :func:`memmaint.clustering.pipeline.cluster_embeddings`, split so that
@@ -249,7 +204,7 @@ def _cluster(pool: _Pool, config: Config, stages: _Stages, prefix: str,
     labels = np.full(len(pool.memories), -1, dtype=np.int64)
     reduced: dict[str, np.ndarray] = {}
     warnings: list[str] = []
-    weights = _weights(pool.memories)
+    weights = weights_of(pool.memories)
     if executor is not None:  # one task per namespace (see memmaint.maintenance.job.executors)
         from memmaint.maintenance.job.executors import cluster_namespaces
 
@@ -264,7 +219,7 @@ def _cluster(pool: _Pool, config: Config, stages: _Stages, prefix: str,
             reduced[ns] = coords
             if fallback:
                 warnings.append(f"namespace {ns}: {fallback}")
-        return _Clustered(labels, reduced, warnings)
+        return Clustered(labels, reduced, warnings)
     for ns, idx in pool.by_namespace.items():
         emb = check_matrix(pool.vectors[idx], "embedding")
         with stages(f"{prefix}reduce") as st:
@@ -280,132 +235,22 @@ def _cluster(pool: _Pool, config: Config, stages: _Stages, prefix: str,
         fallback = getattr(reducer, "fallback_", None)
         if fallback:
             warnings.append(f"namespace {ns}: {fallback}")
-    return _Clustered(labels, reduced, warnings)
+    return Clustered(labels, reduced, warnings)
 
 
-def _plan(pool: _Pool, labels: np.ndarray, config: Config, now: datetime | None,
+def _plan(pool: Pool, labels: np.ndarray, config: Config, now: datetime | None,
           executor: Any = None) -> Any:
     """Plan with the backend ``config.agents.backend`` names (the LLM module only when used)."""
     if executor is not None and config.agents.backend == "rules":
         from memmaint.maintenance.job.executors import plan_on
 
         return plan_on(executor, pool.memories, labels, pool.vectors, config, now=now)
-    if config.agents.backend == "llm":
-        from memmaint.maintenance.agents.llm import plan_with_config
+    from memmaint.maintenance.agents.dispatch import plan
 
-        return plan_with_config(pool.memories, labels, pool.vectors, config, now=now)
-    from memmaint.maintenance.agents.rules import plan
-
-    return plan(pool.memories, labels, pool.vectors, config.agents, now=now)
+    return plan(pool.memories, labels, pool.vectors, config, now=now)
 
 
-def _decisions(the_plan: Any) -> list[Decision]:
-    from memmaint.maintenance.plan.model import Evict, Merge, Resolve, Supersede
-
-    out: list[Decision] = []
-    group = 0
-    for cluster, action in the_plan.actions():
-        ns = cluster.namespace
-        if isinstance(action, Merge):
-            for mid in action.source_ids:
-                out.append(Decision(ns, mid, "merge", group, action.new_memory.id,
-                                    action.agent, action.reason))
-        elif isinstance(action, Supersede):
-            out.append(Decision(ns, action.old_id, "supersede", group, action.new_id,
-                                action.agent, action.reason))
-        elif isinstance(action, Evict):
-            out.append(Decision(ns, action.memory_id, "evict", group, None, action.agent,
-                                action.reason))
-        elif isinstance(action, Resolve):
-            kept = action.kept_ids[0] if action.kept_ids else None
-            for mid in action.superseded_ids:
-                out.append(Decision(ns, mid, "resolve", group, kept, action.agent,
-                                    action.reason))
-        elif getattr(action, "type", "keep") != "keep":  # action types added later
-            for mid in getattr(action, "subjects", ()):
-                out.append(Decision(ns, mid, str(action.type), group, None,
-                                    getattr(action, "agent", ""), getattr(action, "reason", "")))
-        else:
-            continue
-        group += 1
-    return out
-
-
-def _llm_usage(the_plan: Any) -> dict[str, int]:
-    rep = getattr(the_plan, "report", None) or {}
-    usage = rep.get("usage", rep) if isinstance(rep, Mapping) else {}
-
-    def num(*names: str) -> int:
-        for n in names:
-            v = usage.get(n) if isinstance(usage, Mapping) else None
-            if isinstance(v, (int, float)):
-                return int(v)
-        return 0
-
-    fallbacks = sum(1 for c in the_plan.clusters if getattr(c, "backend", "") == "rules-fallback")
-    return {"llm_calls": num("llm_calls", "calls"),
-            "tokens_in": num("tokens_in", "prompt_tokens"),
-            "tokens_out": num("tokens_out", "completion_tokens"),
-            "fallbacks": fallbacks}
-
-
-def build_outcome(name: str, config: Config, pool: _Pool, clustered: _Clustered,
-                  the_plan: Any, *, applied: bool) -> ConfigOutcome:
-    """Summarise one configuration's clustering and plan over the pool."""
-    memories = pool.memories
-    n_clusters = noise = 0
-    sizes: dict[int, int] = {}
-    for idx in pool.by_namespace.values():
-        nc, nn, sz = size_distribution(clustered.labels[idx])
-        n_clusters += nc
-        noise += nn
-        for s, c in sz.items():
-            sizes[s] = sizes.get(s, 0) + c
-    decisions = _decisions(the_plan)
-    summary = dict(the_plan.summary())
-    changed = sum(v for k, v in summary.items() if k not in ("keep", "created"))
-    by_key = {(m.namespace, m.id): m for m in memories}
-    texts: dict[str, str] = {}
-    for d in decisions[:MAX_TEXTS]:
-        mem = by_key.get(d.key)
-        if mem is not None:
-            texts[f"{d.namespace}\x1f{d.memory_id}"] = snippet(mem.text)
-    # the 2-D map: a sample spread over namespaces in proportion to their size
-    map_points: dict[str, list[list[float]]] = {}
-    axes = ""
-    n_total = max(len(memories), 1)
-    for ns, idx in pool.by_namespace.items():
-        coords, axes_ns = map_coordinates(clustered.reduced[ns])
-        if len(coords) == 0:
-            continue
-        axes = axes or axes_ns
-        take = sample_indices(len(idx), max(1, MAX_MAP_POINTS * len(idx) // n_total))
-        map_points[ns] = [[round(float(coords[i, 0]), 4), round(float(coords[i, 1]), 4),
-                           int(clustered.labels[idx[i]])] for i in take]
-    truth = [m.metadata.get("label") if isinstance(m.metadata, Mapping) else None
-             for m in memories]
-    scores: BCubedScores | None = None
-    if any(t is not None for t in truth):
-        scores = bcubed_scores(truth, clustered.labels.tolist(),
-                               [m.namespace for m in memories], _weights(memories).tolist())
-    desc, red = _describe(config)
-    usage = _llm_usage(the_plan)
-    return ConfigOutcome(
-        name=name, config_hash=config.hash(), algorithm=config.clustering.algorithm,
-        description=desc, reduction=red, n_memories=len(memories), n_clusters=n_clusters,
-        noise=noise, cluster_sizes=sizes, pool_before=len(memories),
-        pool_after=len(memories) - changed + summary.get("created", 0),
-        actions_by_type={k: int(v) for k, v in summary.items()},
-        memories_affected=changed, decisions=decisions, applied=applied,
-        llm_calls=usage["llm_calls"], tokens_in=usage["tokens_in"],
-        tokens_out=usage["tokens_out"], fallbacks=usage["fallbacks"], bcubed=scores,
-        flagged={str(k): int(v) for k, v in
-                 ((getattr(the_plan, "report", None) or {}).get("flagged") or {}).items()},
-        map_points=map_points, map_axes=axes, texts=texts, warnings=list(clustered.warnings),
-    )
-
-
-def _evaluate(name: str, pool: _Pool, config: Config, agents_config: Config,
+def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
               stages: _Stages, prefix: str, now: datetime | None,
               executor: Any = None) -> tuple[ConfigOutcome, Any]:
     clustered = _cluster(pool, config, stages, prefix, executor)
@@ -566,7 +411,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     for ns in chosen:
         by_ns[ns] = np.arange(len(memories), len(memories) + len(loaded[ns]))
         memories.extend(loaded[ns])
-    pool = _Pool(memories, by_ns)
+    pool = Pool(memories, by_ns)
     report.pool_before = len(memories)
     log.info("run %s: %d active memories in %d namespace(s), %d new", report.run_id,
              len(memories), len(chosen), new_total)
@@ -651,12 +496,12 @@ def compare_configs(
         raise UserError("no active memories to compare")
     cache = _DryRunCache(store)
     outcomes = []
-    pool_a: _Pool | None = None
+    pool_a: Pool | None = None
     for name, cfg in ((label_a, config_a), (label_b, config_b)):
         if pool_a is not None and cfg.embedding == config_a.embedding:
             pool = pool_a
         else:
-            pool = _Pool(memories, by_ns)
+            pool = Pool(memories, by_ns)
             _embed(cache, cfg, pool, progress)
         pool_a = pool_a or pool
         outcome, _ = _evaluate(name, pool, cfg, cfg, _Stages(), "", now)

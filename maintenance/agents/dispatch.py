@@ -1,0 +1,48 @@
+"""Choosing the agent backend: the one place that knows ``agents.backend``.
+
+Backends are factories in the agent registry
+(:data:`memmaint.maintenance.core.registry.AGENTS`): ``factory(config)`` returns a planner
+``planner(pool, labels, embeddings, now=..., namespace=..., plan_id=...) -> Plan``. The
+built-ins are ``rules`` (:func:`memmaint.maintenance.agents.rules.rules_agent`) and ``llm``
+(:func:`memmaint.maintenance.agents.llm.llm_agent`); this module sits above both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from memmaint.maintenance.core.config import AgentsConfig, Config
+from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.core.registry import AGENTS
+from memmaint.maintenance.plan.model import Plan
+
+PlannerFactory = Callable[[Any], Callable[..., Plan]]
+
+
+def register_agent(name: str, factory: PlannerFactory) -> None:
+    """Make ``agents.backend = name`` plan with ``factory(config)``."""
+    AGENTS.register(name, factory)
+
+
+def agents_section(config: Config | AgentsConfig | None) -> AgentsConfig:
+    """The ``[agents]`` section of a whole config (or the section itself)."""
+    if config is None:
+        return AgentsConfig()
+    return config.agents if isinstance(config, Config) else config
+
+
+def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings: Any,
+         config: Config | AgentsConfig | None = None, now: datetime | None = None,
+         namespace: str | None = None, plan_id: str | None = None) -> Plan:
+    """Plan with the backend ``agents.backend`` names (``rules`` by default).
+
+    ``config`` is a whole :class:`Config` or only its ``AgentsConfig`` (enough for the
+    rules; the LLM backend needs the whole config for its ``[llm]`` section).
+    """
+    backend = agents_section(config).backend
+    planner = AGENTS.get(backend)(config if config is not None else AgentsConfig())
+    return planner(pool, labels, embeddings, now=now, namespace=namespace, plan_id=plan_id)
