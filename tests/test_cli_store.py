@@ -200,7 +200,6 @@ def test_stats(db, cli):
 
 
 def test_embed_twice_uses_the_cache(db, cli):
-    pytest.importorskip("memmaint.maintenance.embed.base")
     with SQLiteStore(db) as store:
         store.add_memories([Memory(text=f"note {i}", id=f"n{i}") for i in range(150)]
                            + [Memory(text="note 1", id="dup"),

@@ -26,16 +26,15 @@ SEEDS = (0, 1, 2)
 
 @pytest.fixture(scope="module")
 def embedder():
-    embeddings = pytest.importorskip("memmaint.maintenance.embed.base")
     from memmaint.maintenance.core.config import EmbeddingConfig
+    from memmaint.maintenance.embed import base as embeddings
 
     return embeddings.get_embedder(EmbeddingConfig())
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_default_pipeline_is_neither_perfect_nor_hopeless(embedder, seed):
-    pipeline = pytest.importorskip("memmaint.clustering.pipeline")
-    metrics = pytest.importorskip("memmaint.clustering.metrics")
+    from memmaint.clustering import metrics, pipeline
     from memmaint.maintenance.core.config import ClusteringConfig, ReductionConfig
 
     pool = make_memory_pool("mtg", n_classes=20, per_class=(5, 10), seed=seed)
@@ -58,7 +57,7 @@ def test_bag_of_words_with_the_true_k_does_not_separate_classes(seed):
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.metrics import adjusted_rand_score
 
-    metrics = pytest.importorskip("memmaint.clustering.metrics")
+    from memmaint.clustering import metrics
     pool = make_memory_pool("mtg", n_classes=20, per_class=(5, 10), seed=seed)
     tfidf = TfidfVectorizer(sublinear_tf=True).fit_transform(pool.texts)
     k = pool.n_classes + 1  # the one-off notes as one more group
