@@ -1,6 +1,7 @@
 """A small composable grammar for synthetic memories.
 
-Vocabulary modules (``vocab_mtg``, ``vocab_support``) describe *families* of latent
+The vocabularies (``data/vocab_mtg.json`` and ``data/vocab_support.json``, turned into objects
+by the ``vocab_mtg`` and ``vocab_support`` modules) describe *families* of latent
 instructions (a synergy, a sideboard plan, a rate limit...) as data: the slots a subject fills,
 the canonical wording of the ideal instruction, and for each *facet* of it several paraphrase
 frames. This module turns one latent instruction into realistic, noisy observations of it:

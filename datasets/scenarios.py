@@ -51,9 +51,7 @@ DEFAULT_COUNTS: Mapping[str, int] = {
     "duplicate": 4, "changed_fact": 3, "stale": 4, "noise": 5, "contradiction": 3,
     "injection": 1, "control": 6,
 }
-_TYPE_OF = {lib.Dup: "duplicate", lib.Changed: "changed_fact", lib.Stale: "stale",
-            lib.Contradiction: "contradiction", lib.Control: "control",
-            lib.Injection: "injection"}
+_TYPE_OF = {cls: stype for stype, cls in lib.ITEM_TYPES.items()}
 _PREFIX = {"duplicate": "dup", "changed_fact": "chg", "stale": "stale", "noise": "noise",
            "contradiction": "con", "injection": "inj", "control": "ctl"}
 
