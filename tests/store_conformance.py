@@ -36,7 +36,8 @@ from memmaint.maintenance.core.errors import (
     VersionConflict,
 )
 from memmaint.maintenance.core.records import Memory, Status, content_hash
-from memmaint.maintenance.store.base import Event, MemoryStore, RunRecord, open_store
+from memmaint.maintenance.store.base import Event, MemoryStore, RunRecord
+from memmaint.maintenance.store.registry import open_store
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
 
@@ -69,7 +70,7 @@ def rich_memory() -> Memory:
 
 _HOLD_LOCK = """
 import sys
-from memmaint.maintenance.store.base import open_store
+from memmaint.maintenance.store.registry import open_store
 store = open_store(sys.argv[1], create=False)
 with store.lock():
     print("locked", flush=True)
@@ -97,7 +98,7 @@ def _locked_eventually(store: MemoryStore, timeout: float = 10.0) -> Iterator[No
 _TRY_LOCK = """
 import sys
 from memmaint.maintenance.core.errors import LockHeldError
-from memmaint.maintenance.store.base import open_store
+from memmaint.maintenance.store.registry import open_store
 store = open_store(sys.argv[1], create=False)
 try:
     with store.lock():

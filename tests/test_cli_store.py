@@ -222,7 +222,7 @@ def test_embed_errors(db, cli, tmp_path):
     res = cli("embed", "--db", "s.db", "--model", "bert")
     assert res.exit_code == 2
     line = _error_line(res)
-    assert "embedding.model: 'bert' is not one of minilm, hashing" in line
+    assert "embedding.model: 'bert' is not one of hashing, minilm" in line
     (tmp_path / "bad.toml").write_text("[embedding]\nbatch_size = 0\ncolour = 1\n")
     res = cli("embed", "--db", "s.db", "--config", "bad.toml")
     assert res.exit_code == 2

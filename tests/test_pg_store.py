@@ -16,7 +16,8 @@ from store_conformance import StoreConformance, mem, snapshot
 
 from memmaint.maintenance.core.errors import DuplicateIdError, InputError, LockHeldError, UserError
 from memmaint.maintenance.core.records import Memory, Status, content_hash
-from memmaint.maintenance.store.base import Event, open_store
+from memmaint.maintenance.store.base import Event
+from memmaint.maintenance.store.registry import open_store
 
 pytestmark = pytest.mark.postgres
 

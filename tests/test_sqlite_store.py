@@ -7,10 +7,10 @@ import sqlite3
 import pytest
 from store_conformance import StoreConformance, mem, snapshot
 
-from memmaint.maintenance.store import sqlite as sqlite_store
 from memmaint.maintenance.core.errors import DuplicateIdError, LockHeldError, UserError
+from memmaint.maintenance.store import sqlite as sqlite_store
+from memmaint.maintenance.store.registry import open_store
 from memmaint.maintenance.store.sqlite import SCHEMA_VERSION, SQLiteStore
-from memmaint.maintenance.store.base import open_store
 
 
 class TestSQLiteFileStore(StoreConformance):

@@ -8,7 +8,8 @@ import click
 
 from memmaint.maintenance.core.errors import UnknownIdError, UserError
 from memmaint.maintenance.report.lineage import FORMATS, lineage_graph, render
-from memmaint.maintenance.store.base import MemoryStore, open_store
+from memmaint.maintenance.store.base import MemoryStore
+from memmaint.maintenance.store.registry import open_store
 
 
 @click.command("undo")

@@ -84,7 +84,7 @@ def _write(path: str, text: str, what: str) -> None:
 
 
 def _open(db: str) -> Any:
-    from memmaint.maintenance.store.base import open_store
+    from memmaint.maintenance.store.registry import open_store
 
     return open_store(db, create=False)
 

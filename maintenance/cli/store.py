@@ -23,7 +23,8 @@ import click
 from memmaint.maintenance.core.config import Config, field_choices, load_config, with_overrides
 from memmaint.maintenance.core.errors import UserError
 from memmaint.maintenance.core.records import BUILTIN_KINDS, Status
-from memmaint.maintenance.store.base import MemoryStore, open_store
+from memmaint.maintenance.store.base import MemoryStore
+from memmaint.maintenance.store.registry import open_store
 
 log = logging.getLogger("memmaint.cli")
 

@@ -1,9 +1,10 @@
-"""The :class:`MemoryStore` protocol every backend implements, and :func:`open_store`.
+"""The :class:`MemoryStore` protocol every backend implements.
 
 Stores are the only part of memmaint (with the embedding cache and the CLI) that touch disk.
 SQLite (``memmaint.maintenance.store.sqlite``) is the embedded default; PostgreSQL implements
-the same protocol. The behaviour every store must have is pinned by the reusable conformance
-suite in ``tests/store_conformance.py``.
+the same protocol. ``open_store`` in ``memmaint.maintenance.store.registry`` picks a backend by
+URL (this module imports no backend). The behaviour every store must have is pinned by the
+reusable conformance suite in ``tests/store_conformance.py``.
 
 Rules every implementation follows:
 - every read and write is scoped to one namespace (``(namespace, id)`` is the key);
@@ -154,24 +155,3 @@ class MemoryStore(Protocol):
 
     def lock(self, name: str = "run") -> AbstractContextManager[None]:
         """An exclusive, non-blocking, process-safe lock; ``LockHeldError`` if taken."""
-
-
-def open_store(url: str | None, *, create: bool = True) -> MemoryStore:
-    """Open a store from a URL or path.
-
-    ``postgresql://...`` opens PostgreSQL (extra ``postgres``); ``sqlite:///path``, a plain
-    path or ``:memory:`` opens SQLite. With ``create=False`` a missing SQLite file is a
-    ``UserError``.
-    """
-    from memmaint.maintenance.core.errors import UserError
-
-    if not url:
-        raise UserError("no store given: pass --db PATH (or a postgresql:// URL)")
-    if url.startswith(("postgresql://", "postgres://")):
-        from memmaint.maintenance.store.postgres import PostgresStore
-
-        return PostgresStore(url, create=create)
-    from memmaint.maintenance.store.sqlite import SQLiteStore
-
-    path = url.removeprefix("sqlite:///")
-    return SQLiteStore(path, create=create)

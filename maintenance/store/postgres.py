@@ -29,16 +29,15 @@ PostgreSQL text cannot hold the NUL character; a memory containing one is refuse
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import logging
 import os
 import re
 import threading
 import zlib
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
@@ -48,16 +47,19 @@ from memmaint.maintenance.core.errors import (
     InputError,
     LockHeldError,
     MemmaintError,
-    UnknownIdError,
     UserError,
-    VersionConflict,
     require,
 )
-from memmaint.maintenance.core.records import Memory, Status, content_hash, to_utc, utcnow
-from memmaint.maintenance.store.base import Event, RunRecord
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
+from memmaint.maintenance.core.records import Memory, to_utc
+from memmaint.maintenance.store._dialect import (
+    MEMORY_COLUMNS,
+    Dialect,
+    check_lock_name,
+    dupe_message,
+    existing_keys,
+)
+from memmaint.maintenance.store._sql import SQLStore, SQLTransaction
+from memmaint.maintenance.store.base import Event
 
 logger = logging.getLogger(__name__)
 
@@ -127,22 +129,6 @@ MIGRATIONS: list[tuple[str, ...]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 DEFAULT_SCHEMA = "memmaint"
 
-_MEMORY_COLUMNS = (
-    "namespace", "id", "text", "content_hash", "created_at", "updated_at", "importance", "kind",
-    "source", "metadata", "retrievals", "successes", "failures", "last_used_at", "status",
-    "version", "replaced_by", "valid_until",
-)
-_SELECT_MEMORY = f"SELECT {', '.join(_MEMORY_COLUMNS)} FROM memories"
-_PLACEHOLDERS = ", ".join("%s::json" if c == "metadata" else "%s" for c in _MEMORY_COLUMNS)
-_INSERT_MEMORY = f"INSERT INTO memories ({', '.join(_MEMORY_COLUMNS)}) VALUES ({_PLACEHOLDERS})"
-_WRITE_MEMORY = (
-    "UPDATE memories SET "
-    + ", ".join(f"{c} = %s::json" if c == "metadata" else f"{c} = %s"
-                for c in _MEMORY_COLUMNS[2:])
-    + " WHERE namespace = %s AND id = %s AND version = %s"
-)
-_PAGE = 1000  # rows per page of iter_memories
-_LOCK_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
 
@@ -176,59 +162,60 @@ def split_url(url: str) -> tuple[str, str]:
     return urlunsplit(parts._replace(scheme=scheme, query=urlencode(rest))), schema
 
 
-def _dump_json(value: Any, what: str) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{what} is not JSON-serialisable: {exc}") from None
-    return text
-
-
 def _text(value: str | None, what: str) -> str | None:
     if value is not None and "\x00" in value:
         raise InputError(f"{what} contains a NUL character, which PostgreSQL cannot store")
     return value
 
 
-def _memory_row(m: Memory) -> tuple[Any, ...]:
-    where = f"memory {m.id!r}"
-    for name in ("id", "namespace", "text", "kind", "source", "replaced_by"):
-        _text(getattr(m, name), f"{name} of {where}" if name != "id" else f"id {m.id!r}")
-    return (
-        m.namespace, m.id, m.text, content_hash(m.text), to_utc(m.created_at),
-        to_utc(m.updated_at), float(m.importance), m.kind, m.source,
-        _dump_json(dict(m.metadata), f"metadata of {where}"),
-        m.retrievals, m.successes, m.failures,
-        None if m.last_used_at is None else to_utc(m.last_used_at), Status(m.status).value,
-        m.version, m.replaced_by, None if m.valid_until is None else to_utc(m.valid_until),
-    )
+class PostgresDialect(Dialect):
+    """``%s`` parameters, ``json`` and ``timestamptz`` columns, ``text[]`` memory ids, ``real[]``
+    vectors, id lists as one ``= ANY(%s)`` array; text holding NUL is refused."""
+
+    param = "%s"
+    json_param = "%s::json"
+    true = "TRUE"
+    event_memory_filter = "memory_ids @> ARRAY[%s]::text[]"
+    run_tiebreak = "seq"
+
+    def encode_time(self, value: datetime | None) -> datetime | None:
+        return None if value is None else to_utc(value)
+
+    def decode_json(self, value: Any) -> Any:
+        return value  # psycopg decodes json columns (and text[] arrays)
+
+    def encode_memory_ids(self, ids: Sequence[str]) -> list[str]:
+        return list(ids)
+
+    def decode_vector(self, value: Any) -> np.ndarray:
+        return np.asarray(value, dtype=np.float32)
+
+    def in_batches(self, column: str, values: Sequence[Any]) -> Iterator[tuple[str, list[Any]]]:
+        if values:
+            yield f"{column} = ANY(%s)", [list(values)]
+
+    def status_filter(self, values: list[str]) -> tuple[str, list[Any]]:
+        return "status = ANY(%s)", [values]
+
+    def text(self, value: str | None, what: str) -> str | None:
+        return _text(value, what)
+
+    def check_memory(self, m: Memory) -> None:
+        where = f"memory {m.id!r}"
+        for name in ("id", "namespace", "text", "kind", "source", "replaced_by"):
+            _text(getattr(m, name), f"{name} of {where}" if name != "id" else f"id {m.id!r}")
+
+    def check_event(self, event: Event) -> None:
+        for name in ("run_id", "action", "namespace", "reason", "agent"):
+            _text(getattr(event, name), f"event {name}")
+        for mid in event.memory_ids:
+            _text(mid, "event memory id")
 
 
-def _row_memory(row: Sequence[Any]) -> Memory:
-    r = dict(zip(_MEMORY_COLUMNS, row))
-    return Memory(
-        id=r["id"], namespace=r["namespace"], text=r["text"],
-        created_at=to_utc(r["created_at"]), updated_at=to_utc(r["updated_at"]),
-        importance=r["importance"], kind=r["kind"], source=r["source"],
-        metadata=r["metadata"], retrievals=r["retrievals"],
-        successes=r["successes"], failures=r["failures"],
-        last_used_at=None if r["last_used_at"] is None else to_utc(r["last_used_at"]),
-        status=Status(r["status"]), version=r["version"], replaced_by=r["replaced_by"],
-        valid_until=None if r["valid_until"] is None else to_utc(r["valid_until"]),
-    )
+POSTGRES = PostgresDialect()
 
 
-def _dupe_message(keys: Sequence[tuple[str, str]], problem: str) -> str:
-    shown = ", ".join(f"{i!r} (namespace {ns!r})" for ns, i in keys[:5])
-    more = f" and {len(keys) - 5} more" if len(keys) > 5 else ""
-    return f"memory id {problem}: {shown}{more}"
-
-
-def _status_values(statuses: Collection[Status] | None) -> list[str] | None:
-    return None if statuses is None else sorted({Status(s).value for s in statuses})
-
-
-class PostgresStore:
+class PostgresStore(SQLStore["PostgresTransaction"]):
     """A :class:`~memmaint.maintenance.store.base.MemoryStore` in a PostgreSQL database.
 
     Args:
@@ -241,6 +228,8 @@ class PostgresStore:
     A store object may be shared between threads (calls are serialised on its one
     connection); each process should open its own.
     """
+
+    dialect = POSTGRES
 
     def __init__(self, url: str, create: bool = True, *, connect_timeout: float = 10.0) -> None:
         self._psycopg = require("psycopg", "postgres")
@@ -323,27 +312,10 @@ class PostgresStore:
             self._check_open()
             return self._schema_version()
 
-    def close(self) -> None:
-        """Close the connection (idempotent)."""
-        with self._mutex:
-            if not self._closed:
-                self._closed = True
-                self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"PostgresStore({_redact(self.url)!r})"
+    def _label(self) -> str:
+        return _redact(self.url)
 
     # -- low-level helpers ------------------------------------------------------------------
-    def _check_open(self) -> None:
-        if self._closed:
-            raise MemmaintError(f"store {_redact(self.url)} is closed")
-
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._mutex:
             self._check_open()
@@ -366,245 +338,42 @@ class PostgresStore:
                 raise InputError(f"store {_redact(self.url)} refused a value: "
                                  f"{str(exc).strip().splitlines()[0]}") from None
 
-    # -- memories ---------------------------------------------------------------------------
-    def namespaces(self) -> list[str]:
-        """Namespaces holding at least one memory, sorted by code point."""
-        return [r[0] for r in self._read(
-            "SELECT DISTINCT namespace FROM memories ORDER BY namespace")]
+    # -- hooks of the shared SQL store -------------------------------------------------------
+    def _transaction(self, conn: Any) -> PostgresTransaction:
+        return PostgresTransaction(conn, self._psycopg)
 
-    def existing_ids(self, namespace: str, ids: Collection[str]) -> set[str]:
-        """The subset of ``ids`` that exist in ``namespace``."""
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return set()
-        return {r[0] for r in self._read(
-            "SELECT id FROM memories WHERE namespace = %s AND id = ANY(%s)",
-            [namespace, wanted])}
-
-    def add_memories(self, memories: Sequence[Memory]) -> None:
-        """Insert all memories in one transaction; any duplicate id fails the whole batch."""
-        seen: set[tuple[str, str]] = set()
-        dupes = []
-        for m in memories:
-            key = (m.namespace, m.id)
-            if key in seen:
-                dupes.append(key)
-            seen.add(key)
-        if dupes:
-            raise DuplicateIdError(_dupe_message(dupes, "appears twice in the batch"))
+    def _add(self, memories: Sequence[Memory]) -> None:
         if not memories:
             return
-        rows = [_memory_row(m) for m in memories]
+        rows = [POSTGRES.memory_row(m) for m in memories]
         with self._write() as conn:
             _insert(conn, memories, rows, self._psycopg)
 
-    def get_memories(self, namespace: str, ids: Sequence[str]) -> list[Memory]:
-        """The memories with these ids, in the order given; ``UnknownIdError`` lists missing."""
-        wanted = list(dict.fromkeys(ids))
-        found: dict[str, Memory] = {}
-        if wanted:
-            rows = self._read(f"{_SELECT_MEMORY} WHERE namespace = %s AND id = ANY(%s)",
-                              [namespace, wanted])
-            found.update((m.id, m) for m in map(_row_memory, rows))
-        missing = [i for i in wanted if i not in found]
-        if missing:
-            shown = ", ".join(repr(i) for i in missing[:10])
-            more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-            raise UnknownIdError(f"unknown memory id(s) in namespace {namespace!r}: "
-                                 f"{shown}{more}")
-        return [found[i] for i in ids]
+    def _update_memory(self, conn: Any, sql: str, params: Sequence[Any], namespace: str,
+                       memory_id: str) -> Sequence[Any] | None:
+        row: Sequence[Any] | None = conn.execute(
+            f"{sql} RETURNING {', '.join(MEMORY_COLUMNS)}", params).fetchone()
+        return row
 
-    def iter_memories(self, namespace: str | None = None,
-                      statuses: Collection[Status] | None = None) -> Iterator[Memory]:
-        """Memories ordered by (namespace, created_at, id); all namespaces when None.
+    def _embedding_counts(self) -> list[tuple[str, int, int]]:
+        return [(model_id, n, covered) for model_id, n, covered in self._read(
+            "SELECT e.model_id, COUNT(*), (SELECT COUNT(*) FROM memories AS m "
+            "WHERE m.status = 'active' AND EXISTS (SELECT 1 FROM embeddings AS x "
+            "WHERE x.model_id = e.model_id AND x.content_hash = m.content_hash)) "
+            "FROM embeddings AS e GROUP BY e.model_id ORDER BY e.model_id")]
 
-        Reads in pages (keyset pagination), so writing while iterating is safe.
-        """
-        where, params = self._filters(namespace, statuses)
-        after: list[Any] | None = None
-        while True:
-            key_sql = " AND (namespace, created_at, id) > (%s, %s, %s)" if after else ""
-            rows = self._read(
-                f"{_SELECT_MEMORY} WHERE {where}{key_sql} "
-                f"ORDER BY namespace, created_at, id LIMIT {_PAGE}", [*params, *(after or [])])
-            for row in rows:
-                yield _row_memory(row)
-            if len(rows) < _PAGE:
-                return
-            after = [rows[-1][0], rows[-1][4], rows[-1][1]]
+    def _embedding_row(self, model_id: str, h: str, arr: np.ndarray,
+                       now: datetime) -> tuple[Any, ...]:
+        return (model_id, _text(h, "content hash"), arr.shape[0],
+                arr.astype(np.float64).tolist(), now)
 
-    @staticmethod
-    def _filters(namespace: str | None,
-                 statuses: Collection[Status] | None) -> tuple[str, list[Any]]:
-        where, params = ["TRUE"], []
-        if namespace is not None:
-            where.append("namespace = %s")
-            params.append(namespace)
-        values = _status_values(statuses)
-        if values is not None:
-            where.append("status = ANY(%s)")
-            params.append(values)
-        return " AND ".join(where), params
-
-    def count_memories(self, namespace: str | None = None,
-                       statuses: Collection[Status] | None = None) -> int:
-        where, params = self._filters(namespace, statuses)
-        return int(self._read(f"SELECT COUNT(*) FROM memories WHERE {where}", params)[0][0])
-
-    def stats(self) -> dict[str, Any]:
-        """Counts by namespace, status and kind, and embedding coverage per model."""
-        out: dict[str, Any] = {"namespaces": {}, "embeddings": {}}
-        for ns, status, kind, n in self._read(
-                "SELECT namespace, status, kind, COUNT(*) FROM memories "
-                "GROUP BY namespace, status, kind ORDER BY namespace, status, kind"):
-            entry = out["namespaces"].setdefault(ns, {"total": 0, "status": {}, "kind": {}})
-            entry["total"] += n
-            entry["status"][status] = entry["status"].get(status, 0) + n
-            entry["kind"][kind] = entry["kind"].get(kind, 0) + n
-        active = self.count_memories(statuses=[Status.ACTIVE])
-        for model_id, n, covered in self._read(
-                "SELECT e.model_id, COUNT(*), (SELECT COUNT(*) FROM memories AS m "
-                "WHERE m.status = 'active' AND EXISTS (SELECT 1 FROM embeddings AS x "
-                "WHERE x.model_id = e.model_id AND x.content_hash = m.content_hash)) "
-                "FROM embeddings AS e GROUP BY e.model_id ORDER BY e.model_id"):
-            out["embeddings"][model_id] = {"vectors": int(n), "covered_active": int(covered),
-                                           "active": active}
-        return out
-
-    def record_usage(self, namespace: str, memory_id: str, success: bool | None) -> Memory:
-        """Count one retrieval (and its outcome if known) on a memory's usage counters;
-        bumps ``version``, leaves ``updated_at`` alone."""
-        with self._write() as conn:
-            row = conn.execute(
-                "UPDATE memories SET retrievals = retrievals + 1, "
-                "successes = successes + %s, failures = failures + %s, last_used_at = %s, "
-                "version = version + 1 WHERE namespace = %s AND id = %s "
-                f"RETURNING {', '.join(_MEMORY_COLUMNS)}",
-                (int(success is True), int(success is False), utcnow(), namespace,
-                 memory_id)).fetchone()
-            if row is None:
-                raise UnknownIdError(f"unknown memory id in namespace {namespace!r}: "
-                                     f"{memory_id!r}")
-        return _row_memory(row)
-
-    @contextmanager
-    def transaction(self) -> Iterator[PostgresTransaction]:
-        """One atomic write transaction: committed on normal exit, rolled back on error."""
-        with self._write() as conn:
-            tx = PostgresTransaction(conn, self._psycopg)
-            try:
-                yield tx
-            finally:
-                tx._conn = None
-
-    # -- embedding cache --------------------------------------------------------------------
-    def get_embeddings(self, model_id: str, hashes: Collection[str]) -> dict[str, np.ndarray]:
-        """Cached float32 vectors for these content hashes (missing ones are absent)."""
-        wanted = list(dict.fromkeys(hashes))
-        out: dict[str, np.ndarray] = {}
-        if not wanted:
-            return out
-        for h, dim, vec in self._read(
-                "SELECT content_hash, dim, vector FROM embeddings WHERE model_id = %s "
-                "AND content_hash = ANY(%s)", [model_id, wanted]):
-            arr = np.asarray(vec, dtype=np.float32)
-            if arr.shape != (dim,):  # pragma: no cover - corruption guard
-                raise MemmaintError(f"corrupt cached vector for {h} ({model_id})")
-            out[h] = arr
-        return out
-
-    def put_embeddings(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
-        """Cache vectors keyed by content hash, in one transaction (same checks as SQLite:
-        1-D, finite, one dimension per model)."""
-        if not vectors:
-            return
-        _text(model_id, "model id")
-        rows = []
-        dims = set()
-        now = utcnow()
-        for h, vec in vectors.items():
-            arr = np.asarray(vec, dtype=np.float32)
-            if arr.ndim != 1 or arr.size == 0:
-                raise InputError(f"embedding for {h} must be a non-empty 1-D vector, "
-                                 f"got shape {arr.shape}")
-            if not np.isfinite(arr).all():
-                raise InputError(f"embedding for {h} ({model_id}) has NaN or infinite values")
-            dims.add(arr.shape[0])
-            rows.append((model_id, _text(h, "content hash"), arr.shape[0],
-                         arr.astype(np.float64).tolist(), now))
-        with self._write() as conn:
-            row = conn.execute("SELECT dim FROM embeddings WHERE model_id = %s LIMIT 1",
-                               (model_id,)).fetchone()
-            if row is not None:
-                dims.add(int(row[0]))
-            if len(dims) > 1:
-                raise InputError(f"embeddings for model {model_id!r} have different "
-                                 f"dimensions: {sorted(dims)}")
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO embeddings (model_id, content_hash, dim, vector, created_at) "
-                    "VALUES (%s, %s, %s, %s::real[], %s) ON CONFLICT (model_id, content_hash) "
-                    "DO UPDATE SET dim = excluded.dim, vector = excluded.vector, "
-                    "created_at = excluded.created_at", rows)
-
-    # -- provenance -------------------------------------------------------------------------
-    def events(self, *, run_id: str | None = None, memory_id: str | None = None,
-               namespace: str | None = None) -> list[Event]:
-        """Events in write order, filtered by run, by memory id (in ``memory_ids``),
-        by namespace, or any combination (filters are ANDed)."""
-        where, params = ["TRUE"], []
-        if run_id is not None:
-            where.append("run_id = %s")
-            params.append(run_id)
-        if namespace is not None:
-            where.append("namespace = %s")
-            params.append(namespace)
-        if memory_id is not None:
-            where.append("memory_ids @> ARRAY[%s]::text[]")
-            params.append(memory_id)
-        rows = self._read(
-            "SELECT seq, run_id, time, action, namespace, memory_ids, before, after, reason, "
-            f"agent FROM events WHERE {' AND '.join(where)} ORDER BY seq", params)
-        return [
-            Event(run_id=r[1], time=to_utc(r[2]), action=r[3], namespace=r[4],
-                  memory_ids=tuple(r[5]), before=tuple(r[6]), after=tuple(r[7]),
-                  reason=r[8], agent=r[9], seq=int(r[0]))
-            for r in rows
-        ]
-
-    # -- runs -------------------------------------------------------------------------------
-    def save_run(self, run: RunRecord) -> None:
-        """Insert or replace a run record (a replaced run keeps its place in the list)."""
-        row = (_text(run.run_id, "run id"), to_utc(run.started_at),
-               None if run.finished_at is None else to_utc(run.finished_at),
-               _text(run.status, "run status"),
-               _dump_json(list(run.namespaces), "run namespaces"),
-               _dump_json(dict(run.report), f"report of run {run.run_id!r}"))
-        with self._write() as conn:
-            conn.execute(
-                "INSERT INTO runs (run_id, started_at, finished_at, status, namespaces, report) "
-                "VALUES (%s, %s, %s, %s, %s::json, %s::json) ON CONFLICT (run_id) DO UPDATE "
-                "SET started_at = excluded.started_at, finished_at = excluded.finished_at, "
-                "status = excluded.status, namespaces = excluded.namespaces, "
-                "report = excluded.report", row)
-
-    def get_run(self, run_id: str) -> RunRecord:
-        """``UnknownIdError`` when there is no such run."""
-        rows = self._read("SELECT run_id, started_at, finished_at, status, namespaces, report "
-                          "FROM runs WHERE run_id = %s", [run_id])
-        if not rows:
-            raise UnknownIdError(f"unknown run id {run_id!r}")
-        return _row_run(rows[0])
-
-    def list_runs(self, limit: int | None = None) -> list[RunRecord]:
-        """Newest first (by ``started_at``, then by insertion)."""
-        sql = ("SELECT run_id, started_at, finished_at, status, namespaces, report FROM runs "
-               "ORDER BY started_at DESC, seq DESC")
-        params: list[Any] = []
-        if limit is not None:
-            sql += " LIMIT %s"
-            params.append(int(limit))
-        return [_row_run(r) for r in self._read(sql, params)]
+    def _upsert_embeddings(self, conn: Any, rows: list[tuple[Any, ...]]) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO embeddings (model_id, content_hash, dim, vector, created_at) "
+                "VALUES (%s, %s, %s, %s::real[], %s) ON CONFLICT (model_id, content_hash) "
+                "DO UPDATE SET dim = excluded.dim, vector = excluded.vector, "
+                "created_at = excluded.created_at", rows)
 
     # -- lock -------------------------------------------------------------------------------
     @contextmanager
@@ -616,8 +385,7 @@ class PostgresStore:
         or machine is refused, and the server releases the lock when that connection ends,
         however the holder died. A second ``lock(name)`` on the same handle is refused too.
         """
-        if not _LOCK_NAME.match(name):
-            raise ValueError(f"invalid lock name {name!r}")
+        check_lock_name(name)
         with self._mutex:
             self._check_open()
             if name in self._held_locks:
@@ -670,92 +438,34 @@ class PostgresStore:
         return f"{app or 'unknown client'}{where} since {to_utc(since).isoformat()}"
 
 
-class PostgresTransaction:
+class PostgresTransaction(SQLTransaction):
     """Writes inside one open :meth:`PostgresStore.transaction` (a ``StoreTransaction``)."""
 
-    def __init__(self, conn: Any, psycopg: Any) -> None:
-        self._conn: Any = conn
-        self._psycopg = psycopg
+    dialect = POSTGRES
 
-    def _c(self) -> Any:
-        if self._conn is None:
-            raise MemmaintError("transaction is closed")
-        return self._conn
+    def __init__(self, conn: Any, psycopg: Any) -> None:
+        super().__init__(conn)
+        self._psycopg = psycopg
 
     def insert(self, memory: Memory) -> None:
         """Add a new memory; raises ``DuplicateIdError`` if its (namespace, id) exists."""
-        _insert(self._c(), [memory], [_memory_row(memory)], self._psycopg)
-
-    def _overwrite(self, memory: Memory, expected_version: int) -> None:
-        row = _memory_row(memory)
-        conn = self._c()
-        cur = conn.execute(_WRITE_MEMORY, (*row[2:], memory.namespace, memory.id,
-                                           expected_version))
-        if cur.rowcount == 0:
-            found = conn.execute("SELECT version FROM memories WHERE namespace = %s AND id = %s",
-                                 (memory.namespace, memory.id)).fetchone()
-            if found is None:
-                raise UnknownIdError(f"unknown memory id in namespace {memory.namespace!r}: "
-                                     f"{memory.id!r}")
-            raise VersionConflict(memory.id, expected_version, int(found[0]))
-
-    def update(self, memory: Memory, expected_version: int) -> Memory:
-        """Overwrite a memory if its stored version is ``expected_version``.
-
-        Returns the stored value (``version = expected_version + 1``, ``updated_at`` now).
-        """
-        stored = dataclasses.replace(memory, version=int(expected_version) + 1,
-                                     updated_at=utcnow())
-        self._overwrite(stored, int(expected_version))
-        return stored
-
-    def restore(self, memory: Memory, expected_version: int) -> None:
-        """Write ``memory`` exactly as given (version included) if the stored version is
-        ``expected_version``. ``VersionConflict`` otherwise, ``UnknownIdError`` if absent."""
-        self._overwrite(memory, int(expected_version))
-
-    def append_event(self, event: Event) -> None:
-        """Append a provenance event (its ``seq`` is assigned by the store)."""
-        for name in ("run_id", "action", "namespace", "reason", "agent"):
-            _text(getattr(event, name), f"event {name}")
-        for mid in event.memory_ids:
-            _text(mid, "event memory id")
-        self._c().execute(
-            "INSERT INTO events (run_id, time, action, namespace, memory_ids, before, after, "
-            "reason, agent) VALUES (%s, %s, %s, %s, %s, %s::json, %s::json, %s, %s)",
-            (event.run_id, to_utc(event.time), event.action, event.namespace,
-             list(event.memory_ids),
-             _dump_json([None if b is None else dict(b) for b in event.before], "event before"),
-             _dump_json([None if a is None else dict(a) for a in event.after], "event after"),
-             event.reason, event.agent))
+        _insert(self._c(), [memory], [POSTGRES.memory_row(memory)], self._psycopg)
 
 
 def _insert(conn: Any, memories: Sequence[Memory], rows: Sequence[tuple[Any, ...]],
             psycopg: Any) -> None:
     """Insert rows inside the open transaction, naming every id that already exists."""
-    by_ns: dict[str, list[str]] = {}
-    for m in memories:
-        by_ns.setdefault(m.namespace, []).append(m.id)
-    existing: list[tuple[str, str]] = []
-    for ns, ids in by_ns.items():
-        existing += [(ns, r[0]) for r in conn.execute(
-            "SELECT id FROM memories WHERE namespace = %s AND id = ANY(%s)", (ns, ids))]
+    existing = existing_keys(conn, POSTGRES, memories)
     if existing:
-        raise DuplicateIdError(_dupe_message(sorted(existing), "already exists"))
+        raise DuplicateIdError(dupe_message(sorted(existing), "already exists"))
     try:
         with conn.transaction(), conn.cursor() as cur:  # a savepoint: a racing writer
-            cur.executemany(_INSERT_MEMORY, rows)
+            cur.executemany(POSTGRES.insert_memory_sql, rows)
     except psycopg.errors.UniqueViolation:
         raise DuplicateIdError("memory id already exists (written concurrently by another "
                                "client): " + ", ".join(f"{m.id!r}" for m in memories[:5])
                                ) from None
 
 
-def _row_run(r: Sequence[Any]) -> RunRecord:
-    return RunRecord(run_id=r[0], started_at=to_utc(r[1]),
-                     finished_at=None if r[2] is None else to_utc(r[2]), status=r[3],
-                     namespaces=tuple(r[4]), report=r[5])
-
-
-__all__ = ["DEFAULT_SCHEMA", "MIGRATIONS", "SCHEMA_VERSION", "PostgresStore",
+__all__ = ["DEFAULT_SCHEMA", "MIGRATIONS", "SCHEMA_VERSION", "PostgresDialect", "PostgresStore",
            "PostgresTransaction", "split_url"]
