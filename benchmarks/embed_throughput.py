@@ -49,11 +49,11 @@ BACKENDS = {
         "MiniLMEmbedder(batch_size={batch}, threads={threads}, precision='int8')",
     ),
     "hashing": (
-        "from memmaint.maintenance.embed.base import HashingEmbedder",
+        "from memmaint.maintenance.embed.hashing import HashingEmbedder",
         "HashingEmbedder(dim=384)",
     ),
     "sentence-transformers": (
-        "from memmaint.maintenance.embed.base import SentenceTransformerEmbedder",
+        "from memmaint.maintenance.embed.sentence_transformers import SentenceTransformerEmbedder",
         "SentenceTransformerEmbedder(batch_size={batch})",
     ),
 }
@@ -105,8 +105,9 @@ def cold_start(backend: str, batch: int, threads: int) -> tuple[float, float] | 
 
 
 def make_embedder(backend: str, batch: int, threads: int) -> Embedder:
-    from memmaint.maintenance.embed.base import HashingEmbedder, SentenceTransformerEmbedder
+    from memmaint.maintenance.embed.hashing import HashingEmbedder
     from memmaint.maintenance.embed.minilm import MiniLMEmbedder
+    from memmaint.maintenance.embed.sentence_transformers import SentenceTransformerEmbedder
 
     if backend == "minilm-onnx":
         return MiniLMEmbedder(batch_size=batch, threads=threads)

@@ -18,7 +18,7 @@ from memmaint.datasets.pools import make_memory_pool
 from memmaint.maintenance.agents.rules import plan
 from memmaint.maintenance.apply.applier import apply_plan, undo_run
 from memmaint.maintenance.core.config import AgentsConfig
-from memmaint.maintenance.embed.base import HashingEmbedder
+from memmaint.maintenance.embed.hashing import HashingEmbedder
 from memmaint.maintenance.store.sqlite import SQLiteStore
 
 

@@ -7,7 +7,12 @@ the parsed request body; helpers build the common ones:
 - :func:`keep_all`: a valid plan keeping every memory named in the prompt;
 - :func:`by_cluster`: scripted replies per cluster (keyed by one of its memory ids);
 - :class:`Reply`: content, raw body, HTTP status (429, 500...), ``Retry-After``, a delay
-  (longer than the client's timeout to simulate one) and token usage.
+  (longer than the client's timeout to simulate one), token usage, and for the HTTP client's
+  tests a body dripped a byte at a time (``drip_s``), no ``Content-Length`` and an error body
+  echoing the request's ``Authorization`` header.
+
+It answers ``POST .../chat/completions`` and ``POST .../embeddings`` (the responder decides
+what; a raw body suits the latter) and 404 elsewhere.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ class Reply:
     delay: float = 0.0
     retry_after: str | None = None
     usage: tuple[int, int] | None = (100, 20)
+    drip_s: float = 0.0  # > 0: send the body one byte at a time, this long apart
+    content_length: bool = True  # False: no Content-Length, the connection closes instead
+    echo_auth: bool = False  # an error body quoting the request's Authorization header
 
     @classmethod
     def plan(cls, actions: Sequence[Mapping[str, Any]], **kw: Any) -> Reply:
@@ -92,6 +100,7 @@ class StubServer:
     responder: Responder = keep_all
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
     max_in_flight: int = 0
     port: int = 0
 
@@ -109,13 +118,14 @@ class StubServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                if not self.path.rstrip("/").endswith(("/chat/completions", "/embeddings")):
                     self._send(404, b'{"error": {"message": "not found"}}')
                     return
                 body = json.loads(raw)
                 with stub._lock:
                     stub.requests.append(body)
                     stub.headers.append(dict(self.headers))
+                    stub.paths.append(self.path)
                     stub._in_flight += 1
                     stub.max_in_flight = max(stub.max_in_flight, stub._in_flight)
                 try:
@@ -132,11 +142,14 @@ class StubServer:
             def _answer(self, body: Mapping[str, Any], reply: Reply) -> None:
                 if reply.status != 200:
                     extra = {"Retry-After": reply.retry_after} if reply.retry_after else {}
+                    message = f"scripted {reply.status}"
+                    if reply.echo_auth:
+                        message += f" for {self.headers.get('Authorization')}"
                     self._send(reply.status, json.dumps(
-                        {"error": {"message": f"scripted {reply.status}"}}).encode(), extra)
+                        {"error": {"message": message}}).encode(), extra, reply)
                     return
                 if reply.raw is not None:
-                    self._send(200, reply.raw)
+                    self._send(200, reply.raw, None, reply)
                     return
                 out: dict[str, Any] = {
                     "id": "chatcmpl-stub", "object": "chat.completion", "created": 0,
@@ -148,17 +161,27 @@ class StubServer:
                     out["usage"] = {"prompt_tokens": reply.usage[0],
                                     "completion_tokens": reply.usage[1],
                                     "total_tokens": sum(reply.usage)}
-                self._send(200, json.dumps(out).encode())
+                self._send(200, json.dumps(out).encode(), None, reply)
 
             def _send(self, status: int, payload: bytes,
-                      extra: Mapping[str, str] | None = None) -> None:
+                      extra: Mapping[str, str] | None = None, reply: Reply | None = None) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
+                if reply is None or reply.content_length:
+                    self.send_header("Content-Length", str(len(payload)))
+                else:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
                 for k, v in (extra or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(payload)
+                if reply is not None and reply.drip_s > 0:
+                    for i in range(len(payload)):
+                        self.wfile.write(payload[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(reply.drip_s)
+                else:
+                    self.wfile.write(payload)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -23,18 +23,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memmaint.maintenance.core.config import EmbeddingConfig
+from memmaint.maintenance.core.errors import ConfigError, InputError, MemmaintError
+from memmaint.maintenance.core.records import Memory, content_hash
+from memmaint.maintenance.core.registry import EMBEDDERS
 from memmaint.maintenance.embed.base import (
     Embedder,
     EmbedResult,
-    HashingEmbedder,
-    OpenAIEmbedder,
+    MemoryEmbeddingCache,
     available_embedders,
     embed_memories,
     get_embedder,
     register_embedder,
 )
-from memmaint.maintenance.core.errors import ConfigError, InputError, MemmaintError
-from memmaint.maintenance.core.records import Memory, content_hash
+from memmaint.maintenance.embed.hashing import HashingEmbedder
+from memmaint.maintenance.embed.openai import OpenAIEmbedder
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REFERENCE = json.loads((FIXTURES / "minilm_reference.json").read_text(encoding="utf-8"))
@@ -54,20 +56,16 @@ def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a * b).sum(axis=1)
 
 
-# -- a dict-backed cache (fake of our own get/put_embeddings interface) --------------------
+# -- the in-memory cache, counting writes -------------------------------------------------
 
-class DictCache:
+class DictCache(MemoryEmbeddingCache):
     def __init__(self) -> None:
-        self.data: dict[tuple[str, str], np.ndarray] = {}
+        super().__init__()
         self.puts = 0
-
-    def get_embeddings(self, model_id: str, hashes: Collection[str]) -> dict[str, np.ndarray]:
-        return {h: self.data[(model_id, h)].copy() for h in hashes if (model_id, h) in self.data}
 
     def put_embeddings(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
         self.puts += 1
-        for h, v in vectors.items():
-            self.data[(model_id, h)] = np.array(v, dtype=np.float32)
+        super().put_embeddings(model_id, vectors)
 
 
 class CountingEmbedder(HashingEmbedder):
@@ -128,9 +126,7 @@ def test_register_custom_embedder_and_refuse_silent_replacement():
         with pytest.raises(ValueError, match="already registered"):
             register_embedder("tiny-test", lambda cfg: HashingEmbedder())
     finally:
-        from memmaint.maintenance.embed import base as embeddings
-
-        embeddings._REGISTRY.pop("tiny-test", None)
+        EMBEDDERS.unregister("tiny-test")
 
 
 def test_openai_config_needs_url_and_model_name():
@@ -566,6 +562,17 @@ def test_openai_retries_rate_limits_and_server_errors(server):
         emb.embed(["x"])
 
 
+def test_openai_oversized_reply_and_slow_endpoint_are_clear_errors(server):
+    emb = OpenAIEmbedder(server.base_url, "m", max_retries=0, max_reply_bytes=100)
+    with pytest.raises(MemmaintError, match=r"embedding endpoint .* over the 100 bytes limit"):
+        emb.embed(["x"] * 5)
+    server.script = [(503, {"error": "busy"})] * 5
+    emb = OpenAIEmbedder(server.base_url, "m", max_retries=3, deadline_s=0.3)
+    with pytest.raises(MemmaintError, match="HTTP 503.*would pass the call.s 0.3 s deadline"):
+        emb.embed(["x"])
+    assert len(server.requests) < 4  # the 0.25 s + 0.5 s backoff does not fit in 0.3 s
+
+
 def test_openai_unreachable_endpoint():
     srv = _EmbeddingServer()
     url = srv.base_url
@@ -612,6 +619,28 @@ def test_embed_memories_cache_is_per_model():
                                           HashingEmbedder(dim=16, seed=5).model_id}
 
 
+def test_memory_cache_overlay_reads_through_and_never_writes_back():
+    store = DictCache()
+    store.put_embeddings("m", {"a": np.ones(3)})
+    overlay = MemoryEmbeddingCache(backing=store)
+    overlay.put_embeddings("m", {"b": np.zeros(3)})
+    got = overlay.get_embeddings("m", ["a", "b", "c", "a"])
+    assert sorted(got) == ["a", "b"] and got["b"].dtype == np.float32
+    assert store.puts == 1 and len(store) == 1 and len(overlay) == 1
+    assert overlay.get_embeddings("other", ["a", "b"]) == {}
+
+
+def test_base_imports_no_backend():
+    code = ("import sys\n"
+            "import memmaint.maintenance.embed.base\n"
+            "bad = [m for m in ('hashing', 'minilm', 'minilm_fp32', 'openai', "
+            "'sentence_transformers') if f'memmaint.maintenance.embed.{m}' in sys.modules]\n"
+            "assert not bad, bad\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_embed_memories_empty_pool():
     res = embed_memories(DictCache(), HashingEmbedder(dim=8), [])
     assert res.vectors.shape == (0, 8) and (res.embedded, res.cached) == (0, 0)
@@ -656,8 +685,9 @@ def test_embed_memories_counts_truncated_texts(minilm):
 # -- through the SQLite store ---------------------------------------------------------------
 
 def _sqlite(tmp_path):
-    sqlite_store = pytest.importorskip("memmaint.maintenance.store.sqlite")
-    return sqlite_store.SQLiteStore(tmp_path / "pool.db")
+    from memmaint.maintenance.store.sqlite import SQLiteStore
+
+    return SQLiteStore(tmp_path / "pool.db")
 
 
 def _synthetic_texts(n: int) -> list[str]:

@@ -10,14 +10,14 @@ import pytest
 from maint_fixtures import NOW, embed, local_scenario, mem
 from openai_stub_server import Reply, StubServer, by_cluster, keep_all, outside_memories, prompt_ids
 
+from memmaint.maintenance.agents.dispatch import plan as plan_with_config
+from memmaint.maintenance.agents.llm import LLMAgent
 from memmaint.maintenance.agents.rules import plan as rules_plan
 from memmaint.maintenance.apply.applier import apply_plan
 from memmaint.maintenance.core.config import AgentsConfig, Config, LLMConfig
 from memmaint.maintenance.core.errors import ConfigError
-from memmaint.maintenance.agents.dispatch import plan as plan_with_config
-from memmaint.maintenance.agents.llm import LLMAgent
-from memmaint.maintenance.plan.model import Evict, Merge, check_plan
 from memmaint.maintenance.core.records import Status
+from memmaint.maintenance.plan.model import Evict, Merge, check_plan
 
 KEY_ENV = "MEMMAINT_TEST_LLM_KEY"
 SECRET = "sk-test-secret-value-123"

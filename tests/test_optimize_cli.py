@@ -144,7 +144,7 @@ def test_show_space_prints_the_effective_space(tmp_path):
 
 
 def test_pools_are_embedded_through_the_cache(tmp_path, pools):
-    from memmaint.maintenance.embed.base import HashingEmbedder
+    from memmaint.maintenance.embed.hashing import HashingEmbedder
 
     train, _ = pools
     raw = read_pools([train])

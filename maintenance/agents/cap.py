@@ -64,8 +64,8 @@ from memmaint.maintenance.agents.rules import protection
 from memmaint.maintenance.core.config import AgentsConfig
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.freshness import freshness, outcome_interval
-from memmaint.maintenance.plan.model import Archive, ClusterPlan, Keep, Merge, Plan, check_plan
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
+from memmaint.maintenance.plan.model import Archive, ClusterPlan, Keep, Merge, Plan, check_plan
 from memmaint.maintenance.retrieve.routing import cluster_centroids, unit_rows
 
 log = logging.getLogger(__name__)

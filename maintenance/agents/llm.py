@@ -21,10 +21,12 @@ How a plan is made:
    of the cluster evicted. An invalid reply is sent back with the problems, up to
    ``max_retries`` times; then the cluster falls back to the rule-based plan (backend
    ``rules-fallback``, with the reason in its notes and in the plan report).
-4. HTTP 429, 5xx, connection errors and timeouts are retried ``http_retries`` times with
-   exponential backoff (``backoff_s``, doubled each time, ``Retry-After`` honoured up to 60 s);
-   a 401/403/404 stops calling the endpoint for the rest of the plan (every remaining cluster
-   falls back).
+4. HTTP goes through :mod:`memmaint.maintenance.core.http` (shared with the ``openai``
+   embedder): 429, 5xx, connection errors and timeouts are retried ``http_retries`` times
+   with exponential backoff (``backoff_s``, doubled each time, ``Retry-After`` honoured up to
+   60 s); ``timeout_s`` bounds each attempt, body included, and a deadline bounds the whole
+   call; replies over 4 MiB are refused. A 401/403/404 stops calling the endpoint for the
+   rest of the plan (every remaining cluster falls back).
 5. Tokens are counted from the endpoint's ``usage`` (estimated at 4 characters per token when
    a server omits it) and reported in ``plan.report["usage"]``.
 """
@@ -33,13 +35,9 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -49,7 +47,6 @@ from typing import Any
 import numpy as np
 
 from memmaint.maintenance.agents.rules import (
-    _agents_config,
     agents_config_hash,
     merged_memory,
     protection,
@@ -58,6 +55,8 @@ from memmaint.maintenance.agents.rules import plan as rules_plan
 from memmaint.maintenance.core.config import AgentsConfig, Config, LLMConfig
 from memmaint.maintenance.core.errors import ConfigError, MemmaintError
 from memmaint.maintenance.core.freshness import freshness, verdict
+from memmaint.maintenance.core.http import EndpointError, JSONClient, RetryPolicy
+from memmaint.maintenance.core.records import Memory, format_time, to_utc, utcnow
 from memmaint.maintenance.plan.model import (
     NOISE,
     Action,
@@ -70,7 +69,6 @@ from memmaint.maintenance.plan.model import (
     Supersede,
     cluster_problems,
 )
-from memmaint.maintenance.core.records import Memory, format_time, to_utc, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -161,35 +159,23 @@ class Usage:
 
 
 class ChatClient:
-    """A minimal OpenAI-compatible chat-completions client (stdlib only)."""
+    """A minimal OpenAI-compatible chat-completions client over the shared
+    :class:`~memmaint.maintenance.core.http.JSONClient` (stdlib only).
+
+    ``http_retries``, ``backoff_s`` and ``timeout_s`` of ``config`` make its
+    :class:`~memmaint.maintenance.core.http.RetryPolicy`; the call's deadline is the default
+    one (every attempt at its full timeout plus every nominal backoff wait).
+    """
 
     def __init__(self, config: LLMConfig, usage: Usage | None = None,
                  sleep: Any = time.sleep) -> None:
         self.config = config
         self.usage = usage or Usage()
-        self._sleep = sleep
         self.url = config.base_url.rstrip("/") + "/chat/completions"
-        host = urllib.parse.urlsplit(self.url).hostname or ""
-        handlers: list[Any] = []
-        if host in ("127.0.0.1", "localhost", "::1"):
-            handlers.append(urllib.request.ProxyHandler({}))
-        self._opener = urllib.request.build_opener(*handlers)
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        key = os.environ.get(self.config.api_key_env) if self.config.api_key_env else None
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
-
-    def _backoff(self, attempt: int, retry_after: str | None = None) -> float:
-        delay = self.config.backoff_s * (2 ** attempt)
-        if retry_after:
-            try:
-                delay = max(delay, min(float(retry_after), 60.0))
-            except ValueError:
-                pass
-        return min(delay, 60.0)
+        self.policy = RetryPolicy(retries=config.http_retries, backoff_s=config.backoff_s,
+                                  max_wait_s=60.0, timeout_s=config.timeout_s)
+        self._http = JSONClient(self.url, api_key_env=config.api_key_env or None,
+                                policy=self.policy, sleep=sleep, on_retry=self.usage.retry)
 
     def complete(self, messages: Sequence[Mapping[str, str]]) -> str:
         """The assistant's reply text; retries transient failures, raises :class:`LLMError`."""
@@ -200,37 +186,26 @@ class ChatClient:
                 "name": "cluster_plan", "strict": True, "schema": PLAN_SCHEMA}}
         elif self.config.response_format == "json_object":
             body["response_format"] = {"type": "json_object"}
-        data = json.dumps(body).encode("utf-8")
-        retries = self.config.http_retries
-        for attempt in range(retries + 1):
-            request = urllib.request.Request(self.url, data=data, headers=self._headers(),
-                                             method="POST")
-            try:
-                with self._opener.open(request, timeout=self.config.timeout_s) as resp:
-                    raw = resp.read()
-            except urllib.error.HTTPError as exc:
-                exc.close()
-                if exc.code == 429 or exc.code >= 500:
-                    if attempt < retries:
-                        self.usage.retry()
-                        self._sleep(self._backoff(attempt, exc.headers.get("Retry-After")))
-                        continue
-                    raise LLMError(f"HTTP {exc.code} from {self.url} after {retries} "
-                                   "retries") from None
-                fatal = exc.code in (401, 403, 404)
-                hint = (f" (check the key in ${self.config.api_key_env})"
-                        if exc.code in (401, 403) else "")
-                raise LLMError(f"HTTP {exc.code} from {self.url}{hint}", fatal=fatal) from None
-            except (TimeoutError, ConnectionError, urllib.error.URLError, OSError) as exc:
-                reason = getattr(exc, "reason", exc)
-                if attempt < retries:
-                    self.usage.retry()
-                    self._sleep(self._backoff(attempt))
-                    continue
-                raise LLMError(f"{type(reason).__name__} calling {self.url} after {retries} "
-                               f"retries: {reason}") from None
-            return self._content(raw, messages)
-        raise LLMError("unreachable")  # pragma: no cover
+        try:
+            raw = self._http.post(body)
+        except EndpointError as exc:
+            raise self._error(exc) from None
+        return self._content(raw, messages)
+
+    def _error(self, exc: EndpointError) -> LLMError:
+        note = f" ({exc.note})" if exc.note else ""
+        if exc.kind == "http" and exc.retryable:
+            return LLMError(f"HTTP {exc.status} from {self.url} after {exc.retries} "
+                            f"retries{note}")
+        if exc.kind == "http":
+            hint = (f" (check the key in ${self.config.api_key_env})"
+                    if exc.status in (401, 403) else "")
+            return LLMError(f"HTTP {exc.status} from {self.url}{hint}",
+                            fatal=exc.status in (401, 403, 404))
+        if exc.kind in ("timeout", "unreachable", "deadline"):
+            return LLMError(f"{exc.exc_type} calling {self.url} after {exc.retries} retries: "
+                            f"{exc.reason}{note}")
+        return LLMError(str(exc))
 
     def _content(self, raw: bytes, messages: Sequence[Mapping[str, str]]) -> str:
         try:
@@ -532,7 +507,7 @@ __all__ = [
     "LLMError",
     "Usage",
     "cluster_prompt",
-    "parse_reply",
     "llm_agent",
+    "parse_reply",
     "validate_reply",
 ]

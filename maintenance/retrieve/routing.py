@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.retrieve.bm25 import tokenize
 from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.retrieve.bm25 import tokenize
 
 log = logging.getLogger(__name__)
 
