@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from maint_fixtures import NOW, embed, local_scenario, mem
 
+from memmaint.maintenance.agents.conflicts import conflict, extract
 from memmaint.maintenance.agents.rules import merge_metadata, merged_memory, plan
 from memmaint.maintenance.core.config import AgentsConfig, Config
-from memmaint.maintenance.agents.conflicts import conflict, extract
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.freshness import (
     STALE_BLOCK,
@@ -217,7 +217,11 @@ def test_outcome_agent_evicts_unhelpful_and_respects_protection():
     assert got == {"bad": "evict", "ok": "keep", "vip": "keep"}
     assert action_for(run(pool, [0, 0, 0]), "bad").agent == "outcome"
     few = [dataclasses.replace(pool[0], successes=0, failures=3)]
-    assert decisions(run(few, [0], AgentsConfig(outcome_min_uses=5))) == {"bad": "keep"}
+    assert decisions(run(few, [0], AgentsConfig(outcome_evict_failures=4))) == {"bad": "keep"}
+    evicted = action_for(run(few, [0]), "bad")  # default: two failures and no success
+    assert evicted.type == "evict" and "failed 3 times and never helped" in evicted.reason
+    once = [dataclasses.replace(pool[0], successes=0, failures=1)]
+    assert decisions(run(once, [0])) == {"bad": "keep"}  # one failure never evicts
 
 
 def test_noise_kept_unless_policy_evicts_old_unused_minor():

@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 
 from memmaint.datasets.pools import make_memory_pool
+from memmaint.maintenance.agents.outcome_rules import namespace_priors
 from memmaint.maintenance.agents.rules import plan
 from memmaint.maintenance.core.config import config_from_dict
-from memmaint.maintenance.embed.base import HashingEmbedder, embed_memories
 from memmaint.maintenance.core.errors import ConfigError, UserError
+from memmaint.maintenance.embed.base import embed_memories
+from memmaint.maintenance.embed.hashing import HashingEmbedder
 from memmaint.maintenance.job.executors import (
     Executor,
     ExecutorEmbedder,
@@ -146,7 +148,8 @@ def test_tasks_pickle_for_process_workers(memories):
     cfg = config_from_dict(CONFIG)
     vecs = HashingEmbedder(dim=64).embed([m.text for m in memories[:10]])
     cases = ((_cluster_namespace, ("a", vecs, np.ones(10), cfg), lambda r: (r[0], r[1].tolist(), r[2].tolist(), r[3])),
-             (_plan_chunk, (memories[:10], np.zeros(10, np.int64), vecs, cfg.agents, NOW, "p"),
+             (_plan_chunk, (memories[:10], np.zeros(10, np.int64), vecs, cfg.agents, NOW, "p",
+                           namespace_priors(memories, cfg.agents, NOW)),
               lambda r: r.to_dict()))
     for fn, task, result in cases:
         fn2, task2 = pickle.loads(pickle.dumps((fn, task)))

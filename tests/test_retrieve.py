@@ -11,17 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmaint.maintenance.retrieve.bm25 import BM25, tokenize
 from memmaint.maintenance.core.config import AgentsConfig, Config, RetrieveConfig
-from memmaint.maintenance.embed.base import HashingEmbedder
 from memmaint.maintenance.core.errors import InputError
-from memmaint.maintenance.core.freshness import wilson_interval
 from memmaint.maintenance.core.records import Memory, Status
+from memmaint.maintenance.embed.hashing import HashingEmbedder
+from memmaint.maintenance.retrieve.bm25 import BM25, tokenize
 from memmaint.maintenance.retrieve.search import (
     REFUSE,
     SERVE,
     Retriever,
-    outcome_weight,
     record_feedback,
     retrieve,
 )
@@ -136,44 +134,75 @@ def test_gate_with_a_real_embedder_end_to_end():
 # -- outcome-aware ranking -----------------------------------------------------------------
 
 def test_outcome_90_of_100_outranks_1_of_1_at_equal_similarity():
-    pool = [mem("Reset a password from Settings > Security.", "one", 5, successes=1),
+    pool = [mem("Reset a password from Settings > Security.", "one", 1, successes=1),
             mem("Reset a password from Settings > Security!", "ninety", 5, successes=90,
                 failures=10)]
     q, vecs = at_cosines([0.7, 0.7])
-    cfg = RetrieveConfig(outcome=True, lexical=False)
+    cfg = RetrieveConfig(lexical=False)  # outcome ranking is on by default
     res = retrieve("reset password", pool, vecs, config=cfg, now=NOW, query_vector=q)
     assert res.ids == ["ninety", "one"]
-    assert res[0].outcome == pytest.approx(wilson_interval(90, 100)[0])
-    assert res[0].outcome_weight == pytest.approx(0.8)
-    assert res[1].outcome_weight == pytest.approx(0.2 + 0.6 / 50)
-    # without outcome ranking the tie is broken by id (same age): "ninety" < "one" too, so
-    # make the 1/1 memory newer to show the order really comes from outcomes
-    pool[0] = mem(pool[0].text, "one", 1, successes=1)
-    res = retrieve("reset password", pool, vecs, config=cfg, now=NOW, query_vector=q)
-    assert res.ids == ["ninety", "one"]
-    res = retrieve("reset password", pool, vecs, config=RetrieveConfig(lexical=False),
-                   now=NOW, query_vector=q)
-    assert res.ids == ["one", "ninety"]
+    # base rate: one vote per memory with history plus a neutral 0.5; m = (2 r + s) / (2 + s + f)
+    r = (0.5 + 2 / 3 + 91 / 102) / 3
+    assert res[0].outcome == pytest.approx((2 * r + 90) / 102)
+    assert res[1].outcome == pytest.approx((2 * r + 1) / 3)
+    assert res[0].outcome_bonus == pytest.approx(2 * 0.35 * ((2 * r + 90) / 102 - r))
+    assert "90 ok/10 failed" in res[0].explain()
+    res = retrieve("reset password", pool, vecs,
+                   config=RetrieveConfig(lexical=False, outcome=False), now=NOW, query_vector=q)
+    assert res.ids == ["one", "ninety"]  # newer first when outcome is off
 
 
-def test_outcome_cannot_rescue_an_off_topic_memory_for_new_memories():
-    # a proven memory far off-topic vs a new on-topic one: similarity still decides
+def test_one_failure_already_counts():
+    pool = [mem("a", "failed-once", 1, failures=1), mem("b", "untried", 1)]
+    q, vecs = at_cosines([0.72, 0.70])
+    res = retrieve("q", pool, vecs, config=RetrieveConfig(lexical=False), now=NOW,
+                   query_vector=q)
+    assert res.ids == ["untried", "failed-once"]
+    assert res[0].outcome_bonus == 0.0 and res[1].outcome_bonus < 0
+
+
+def test_longer_success_history_counts_more():
+    pool = [mem("a", "once", 1, successes=1), mem("b", "five", 1, successes=5),
+            mem("c", "bad", 1, failures=1)]
+    q, vecs = at_cosines([0.7, 0.7, 0.7])
+    res = retrieve("q", pool, vecs, config=RetrieveConfig(lexical=False), now=NOW,
+                   query_vector=q)
+    assert res.ids == ["five", "once", "bad"]
+
+
+def test_outcome_cannot_rescue_an_off_topic_memory():
+    # proven advice far off-topic vs a new on-topic one: similarity still decides
     pool = [mem("on topic", "new", 1), mem("off topic", "proven", 1, successes=30)]
     q, vecs = at_cosines([0.9, 0.1])
-    res = retrieve("q", pool, vecs, config=RetrieveConfig(outcome=True, lexical=False),
-                   now=NOW, query_vector=q)
+    res = retrieve("q", pool, vecs, config=RetrieveConfig(lexical=False), now=NOW,
+                   query_vector=q)
     assert res.ids[0] == "new"
+    # below the similarity floor a memory gets no positive bonus at all
+    proven = [r for r in res.results if r.id == "proven"] if len(res) > 1 else []
+    assert all(r.outcome_bonus == 0.0 for r in proven)
 
 
-def test_outcome_weight_schedule():
-    cfg = RetrieveConfig()
-    assert outcome_weight(0, cfg) == pytest.approx(0.2)
-    assert outcome_weight(25, cfg) == pytest.approx(0.5)
-    assert outcome_weight(50, cfg) == pytest.approx(0.8)
-    assert outcome_weight(500, cfg) == pytest.approx(0.8)
-    custom = RetrieveConfig(outcome_weight_new=0.0, outcome_weight_proven=1.0,
-                            outcome_full_uses=10)
-    assert outcome_weight(5, custom) == pytest.approx(0.5)
+def test_outcome_decides_within_the_band_only():
+    good = {"successes": 5}
+    bad = {"failures": 1}
+    for gap, expected in ((0.25, "good"), (0.45, "bad")):
+        pool = [mem("good advice", "good", 1, **good), mem("bad advice", "bad", 1, **bad)]
+        q, vecs = at_cosines([0.5, 0.5 + gap])
+        res = retrieve("q", pool, vecs, config=RetrieveConfig(lexical=False), now=NOW,
+                       query_vector=q)
+        assert res.ids[0] == expected, gap
+
+
+def test_old_evidence_decays():
+    used = NOW - timedelta(days=720)  # four half-lives: evidence worth 1/16
+    pool = [mem("a", "old-failures", 800, failures=4, last_used_at=used),
+            mem("b", "recent-failures", 800, failures=4, last_used_at=NOW),
+            mem("c", "untried", 800)]
+    q, vecs = at_cosines([0.7, 0.7, 0.7])
+    res = retrieve("q", pool, vecs, config=RetrieveConfig(lexical=False), now=NOW,
+                   query_vector=q)
+    by_id = {r.id: r for r in res.results}
+    assert by_id["recent-failures"].outcome_bonus < by_id["old-failures"].outcome_bonus < 0
 
 
 def test_consistent_failures_sink():

@@ -47,7 +47,6 @@ from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.core.config import AgentsConfig, Config, config_to_dict
 from memmaint.maintenance.agents.conflicts import (
     Facts,
     conflict,
@@ -55,7 +54,16 @@ from memmaint.maintenance.agents.conflicts import (
     subject_similarity,
     value_differences,
 )
-from memmaint.maintenance.core.errors import ConfigError, InputError
+from memmaint.maintenance.agents.outcome_rules import (
+    better_sibling,
+    failure_eviction,
+    namespace_priors,
+    outcomes_of,
+    prior_for,
+    sibling_reason,
+)
+from memmaint.maintenance.core.config import AgentsConfig, config_to_dict
+from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.freshness import (
     STALE_BLOCK,
     STALE_WARN,
@@ -65,6 +73,8 @@ from memmaint.maintenance.core.freshness import (
     ttl_for,
     verdict,
 )
+from memmaint.maintenance.core.outcomes import OutcomePrior
+from memmaint.maintenance.core.records import Memory, new_id, to_utc, utcnow
 from memmaint.maintenance.plan.model import (
     NOISE,
     Action,
@@ -76,7 +86,6 @@ from memmaint.maintenance.plan.model import (
     Resolve,
     Supersede,
 )
-from memmaint.maintenance.core.records import Memory, new_id, to_utc, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +126,8 @@ def _unit_rows(embeddings: Any, n: int) -> np.ndarray:
 
 def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings: Any,
          config: AgentsConfig | Any = None, now: datetime | None = None,
-         namespace: str | None = None, plan_id: str | None = None) -> Plan:
+         namespace: str | None = None, plan_id: str | None = None,
+         priors: Mapping[str, OutcomePrior] | None = None) -> Plan:
     """Plan maintenance for a pool with the rule-based agents (whatever ``agents.backend``
     says: :func:`memmaint.maintenance.agents.dispatch.plan` chooses the backend).
 
@@ -129,6 +139,8 @@ def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings:
         now: the reference time for freshness and ages (default: now, UTC).
         namespace: when given, every memory must belong to it.
         plan_id: fixes the plan id (and so the ids of merged memories), for reproducibility.
+        priors: each namespace's outcome prior (default: from the base rate of ``pool``;
+            a caller planning part of a pool passes the whole pool's).
 
     Raises:
         InputError: misaligned labels/embeddings, inactive memories, duplicate ids, wrong
@@ -142,9 +154,12 @@ def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings:
     vecs = _unit_rows(embeddings, len(pool)) if len(pool) else np.zeros((0, 1))
     _check_pool(pool, namespace)
     pid = plan_id or new_id()
+    if priors is None:
+        priors = namespace_priors(pool, cfg, now)
     clusters = [
-        plan_cluster([pool[i] for i in idx], vecs[idx], label, cfg, now, id_seed=pid)
-        for (_ns, label), idx in _groups(pool, labels_arr)
+        plan_cluster([pool[i] for i in idx], vecs[idx], label, cfg, now, id_seed=pid,
+                     outcome_prior=prior_for(priors, ns))
+        for (ns, label), idx in _groups(pool, labels_arr)
     ]
     result = Plan(clusters=tuple(clusters), config_hash=agents_config_hash(cfg), plan_id=pid,
                   created_at=now, backend="rules")
@@ -228,11 +243,13 @@ def _stale_text(mem: Memory, f: float, cfg: AgentsConfig, now: datetime) -> str:
 
 
 def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
-                 config: AgentsConfig, now: datetime, *, id_seed: str = "") -> ClusterPlan:
+                 config: AgentsConfig, now: datetime, *, id_seed: str = "",
+                 outcome_prior: OutcomePrior | None = None) -> ClusterPlan:
     """The rule-based plan for one cluster (see the module docstring for the order).
 
     ``vectors`` are unit rows aligned with ``memories``; ``id_seed`` makes merged memory ids
-    reproducible (they are uuid5 of the seed and the source ids).
+    reproducible (they are uuid5 of the seed and the source ids); ``outcome_prior`` is the
+    namespace's (default: uniform).
     """
     cfg = config
     mems = list(memories)
@@ -249,11 +266,13 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     keep_reason: dict[int, tuple[str, str]] = {}
 
     for i, mem in enumerate(mems):
-        why = _outcome_eviction(mem, cfg)
+        why = _outcome_eviction(mem, cfg) or failure_eviction(mem, cfg)
         if why and not protected[i]:
             decided[i] = Evict(mem.id, "outcome", why)
         elif why:
             keep_reason[i] = ("outcome", f"{why}, but protected: {protected[i]}")
+    _supersede_by_outcome(mems, sims, outcome_prior or OutcomePrior(), protected, decided,
+                          replaced_by, cfg, now)
 
     if label == NOISE or n == 1:
         return _noise_plan(mems, fresh, protected, decided, keep_reason, flags, label, cfg,
@@ -350,6 +369,28 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     actions = _emit(decided, n, replaced_by)
     return ClusterPlan(ns, int(label), tuple(m.id for m in mems),
                        {m.id: m.version for m in mems}, actions, flags, "rules")
+
+
+def _supersede_by_outcome(mems: list[Memory], sims: np.ndarray, prior: OutcomePrior,
+                          protected: list[str | None], decided: dict[int, Action],
+                          replaced_by: dict[str, str], cfg: AgentsConfig,
+                          now: datetime) -> None:
+    """Supersede memories a sibling of the cluster answers better (``outcome_rules``)."""
+    if len(mems) < 2 or not any(m.failures for m in mems) or not any(m.successes
+                                                                    for m in mems):
+        return
+    outs = outcomes_of(mems, prior, cfg, now)
+    for i in range(len(mems)):
+        if i in decided or protected[i]:
+            continue
+        live = [j for j in range(len(mems)) if j not in decided]
+        found = better_sibling(i, mems, sims, outs, live, cfg)
+        if found is None:
+            continue
+        j, p = found
+        decided[i] = Supersede(mems[i].id, mems[j].id, "outcome",
+                               sibling_reason(i, j, mems, sims, outs, p), now)
+        replaced_by[mems[i].id] = mems[j].id
 
 
 def _conflict(i: int, j: int, facts: list[Facts], sims: np.ndarray,

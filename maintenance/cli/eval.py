@@ -171,3 +171,18 @@ def scenarios_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
         report = run_scenarios(configs, cache, kinds=kind_list, seeds=seed_list)
     click.echo(report.format())
     _write_json(json_path, report.to_dict())
+
+
+@eval_group.command("outcomes")
+@_common
+def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
+                 overrides: tuple[str, ...], json_path: str | None, data_dir: str | None,
+                 cache_path: str | None) -> None:
+    """Adversarial advice: good advice with successes against closer advice that failed."""
+    from memmaint.maintenance.evaluation.outcomes import run_outcomes
+
+    configs = _configs(("default", Config()), config_paths, grid, overrides)
+    with EvalCache(cache_path) as cache:
+        report = run_outcomes(configs, cache)
+    click.echo(report.format())
+    _write_json(json_path, report.to_dict())

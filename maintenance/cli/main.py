@@ -25,6 +25,7 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_LOCKED, EXIT_SKIPPED = 0, 1, 2, 3, 4
 COMMANDS: dict[str, str] = {
     "undo": "memmaint.maintenance.cli.maint:undo_cmd",
     "history": "memmaint.maintenance.cli.maint:history_cmd",
+    "feedback": "memmaint.maintenance.cli.feedback:feedback_cmd",
     "init": "memmaint.maintenance.cli.store:init_cmd",
     "import": "memmaint.maintenance.cli.store:import_cmd",
     "export": "memmaint.maintenance.cli.store:export_cmd",

@@ -10,6 +10,10 @@ Field metadata understood by the loader:
 - ``registry``: the value names a registered component (the registry for that config key in
   :mod:`memmaint.maintenance.core.registry` lists the valid names);
 - ``min`` / ``max``: numeric bounds (inclusive);
+- ``constraint``: an :class:`Interval` the value must lie in (for a table, every value of
+  it); the estimators of :mod:`memmaint.clustering` build their scikit-learn
+  ``_parameter_constraints`` from the same metadata, so a value the loader refuses is one
+  ``fit`` refuses too;
 - ``doc``: one line for ``memmaint config show``.
 Optional fields (``X | None``) are written to TOML only when set (TOML has no null).
 """
@@ -25,6 +29,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, TypeVar, Union
 
@@ -39,12 +44,84 @@ else:  # pragma: no cover
 T = TypeVar("T")
 
 
+_CLOSED = ("left", "right", "both", "neither")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The numbers a field allows, in scikit-learn's words
+    (``sklearn.utils._param_validation.Interval``): ``type`` is :class:`numbers.Integral` or
+    :class:`numbers.Real`, ``left``/``right`` the ends (``None``: unbounded), ``closed`` one of
+    ``"left"``, ``"right"``, ``"both"``, ``"neither"``. So ``Interval(Real, 0, None,
+    closed="neither")`` is "> 0 and finite": an open end excludes infinity, as in sklearn.
+
+    :mod:`memmaint.clustering` turns it into sklearn's own class for the estimators'
+    ``_parameter_constraints``; it is spelt out here because importing scikit-learn would add
+    most of a second to every ``memmaint`` command, and the core imports no stage. Membership
+    is sklearn's, except that booleans are not numbers (the estimators refuse them too).
+    """
+
+    type: type
+    left: float | None
+    right: float | None
+    closed: str = "both"
+
+    def __post_init__(self) -> None:
+        if self.type not in (Integral, Real) or self.closed not in _CLOSED:
+            raise ValueError(f"bad interval {self!r}")
+
+    def __contains__(self, value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, self.type):
+            return False
+        v = float(value)  # type: ignore[arg-type]
+        if math.isnan(v):
+            return False
+        lo = -math.inf if self.left is None else self.left
+        hi = math.inf if self.right is None else self.right
+        if v < lo or (v == lo and self.closed in ("right", "neither")):
+            return False
+        return not (v > hi or (v == hi and self.closed in ("left", "neither")))
+
+    def describe(self) -> str:
+        """``"> 0 and finite"``, ``"an integer >= 2"``, ``">= -1 and <= 1"``."""
+        parts = []
+        if self.left is not None:
+            parts.append(f"{'>=' if self.closed in ('left', 'both') else '>'} {self.left:g}")
+        if self.right is not None:
+            parts.append(f"{'<=' if self.closed in ('right', 'both') else '<'} {self.right:g}")
+        if self.type is Integral:
+            return " ".join(["an integer", *parts[:1], *(f"and {x}" for x in parts[1:])])
+        if (self.left is None and self.closed in ("right", "neither")) or \
+                (self.right is None and self.closed in ("left", "neither")):
+            parts.append("finite")
+        return " and ".join(parts) or "a number"
+
+
+def _meta(*, choices: tuple[str, ...] | None = None, min: float | None = None,
+          max: float | None = None, doc: str = "", registry: str | None = None,
+          constraint: Interval | None = None) -> dict[str, Any]:
+    """Field metadata for the loader (see the module docstring)."""
+    if constraint is not None and (min is not None or max is not None):
+        raise ValueError("give min/max or a constraint, not both")
+    return {"choices": choices, "min": min, "max": max, "doc": doc, "registry": registry,
+            "constraint": constraint}
+
+
 def _opt(default: Any, *, choices: tuple[str, ...] | None = None, min: float | None = None,
-         max: float | None = None, doc: str = "", registry: str | None = None) -> Any:
-    meta = {"choices": choices, "min": min, "max": max, "doc": doc, "registry": registry}
+         max: float | None = None, doc: str = "", registry: str | None = None,
+         constraint: Interval | None = None) -> Any:
+    meta = _meta(choices=choices, min=min, max=max, doc=doc, registry=registry,
+                 constraint=constraint)
     if isinstance(default, (dict, list)):
         return field(default_factory=lambda: type(default)(default), metadata=meta)
     return field(default=default, metadata=meta)
+
+
+#: the numbers > 0 and finite, >= 0 and finite, and the integers from 1 and from 2
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+_COUNT_1 = Interval(Integral, 1, None, closed="left")
+_COUNT_2 = Interval(Integral, 2, None, closed="left")
 
 
 @dataclass(frozen=True)
@@ -70,30 +147,45 @@ class ReductionConfig:
     """Dimensionality reduction before clustering (then z-scored per axis)."""
 
     method: str = _opt("umap", registry="reduction.method")
-    n_components: int = _opt(2, min=1)
+    n_components: int = _opt(2, constraint=_COUNT_1)
     seed: int = _opt(0)
-    n_neighbors: int = _opt(15, min=2, doc="UMAP")
-    min_dist: float = _opt(0.1, min=0.0, max=1.0, doc="UMAP")
+    n_neighbors: int = _opt(15, constraint=_COUNT_2, doc="UMAP")
+    min_dist: float = _opt(0.1, constraint=Interval(Real, 0, 1, closed="both"), doc="UMAP")
     metric: str = _opt("cosine", choices=("cosine", "euclidean", "manhattan", "correlation"),
                        doc="UMAP")
-    perplexity: float = _opt(30.0, min=1.0, doc="t-SNE")
+    perplexity: float = _opt(30.0, constraint=Interval(Real, 1, None, closed="left"),
+                             doc="t-SNE")
     tsne_gradient: str = _opt("fft", choices=("fft", "bh", "auto"),
                               doc="t-SNE negative gradient: FFT interpolation or Barnes-Hut")
 
 
 @dataclass(frozen=True)
 class HDBSCANConfig:
-    min_cluster_size: int = _opt(5, min=2)
-    min_samples: int | None = _opt(None, min=1)
-    cluster_selection_epsilon: float = _opt(0.0, min=0.0)
+    """HDBSCAN density clustering (``algorithm = "hdbscan"``).
+
+    ``memmaint.clustering.density.hdbscan_adapter.HDBSCANClusterer`` takes its defaults and
+    parameter constraints from these fields."""
+
+    min_cluster_size: int = _opt(5, constraint=_COUNT_2)
+    min_samples: int | None = _opt(None, constraint=_COUNT_1,
+                                   doc="unset: min_cluster_size")
+    cluster_selection_epsilon: float = _opt(0.0, constraint=_NON_NEGATIVE)
     cluster_selection_method: str = _opt("eom", choices=("eom", "leaf"))
 
 
 @dataclass(frozen=True)
 class GenKTConfig:
-    p: float = _opt(-1.0, doc="0 = Cambridge/Aachen, 1 = kt, -1 = anti-kt")
-    R: float = _opt(1.2, min=0.0)
-    cos_cut: float = _opt(0.26, min=-1.0, max=1.0)
+    """Generalised-kt sequential recombination (``algorithm = "genkt"``).
+
+    ``GenKT``, ``GenKTDefinition`` (``memmaint.clustering.genkt``) and ``GenKTClusterer``
+    (``memmaint.clustering.pipeline``) take their defaults and parameter constraints from
+    these fields."""
+
+    p: float = _opt(-1.0, constraint=Interval(Real, -50, 50, closed="both"),
+                    doc="0 = Cambridge/Aachen, 1 = kt, -1 = anti-kt")
+    R: float = _opt(1.2, constraint=_POSITIVE, doc="radius: only pairs closer than R merge")
+    cos_cut: float = _opt(0.26, constraint=Interval(Real, -1, 1, closed="both"),
+                          doc="least embedding cosine of a merging pair (-1: no cut)")
     recombination: str = _opt("weighted", choices=("weighted", "wta"))
     use_weights: bool = _opt(True, doc="use memory importance as the weight")
 
@@ -112,13 +204,28 @@ class AgentsConfig:
     backend: str = _opt("rules", registry="agents.backend")
     merge_threshold: float = _opt(0.85, min=-1.0, max=1.0, doc="cosine for near-duplicates")
     canonical: str = _opt("newest", choices=("newest", "importance", "outcome"))
-    ttl_days: dict = _opt({"price": 3.0, "availability": 7.0, "schedule": 30.0,
-                           "reference": 3650.0},
-                          doc="TTL per kind in days; kinds not listed never expire")
+    ttl_days: dict[str, float] = field(
+        default_factory=lambda: {"price": 3.0, "availability": 7.0, "schedule": 30.0,
+                                 "reference": 3650.0},
+        metadata=_meta(constraint=_NON_NEGATIVE,
+                       doc="TTL per kind in days; kinds not listed never expire"))
     evict_stale: bool = _opt(False, doc="evict STALE_BLOCK memories nothing fresher covers")
     outcome_min_uses: int = _opt(5, min=1)
     outcome_evict_below: float = _opt(0.2, min=0.0, max=1.0,
                                       doc="evict when Wilson upper bound is below this")
+    outcome_prior_strength: float = _opt(2.0, min=0.01, doc=(
+        "outcome model: weight of the namespace's base rate, in outcomes "
+        "(memmaint.maintenance.core.outcomes)"))
+    outcome_half_life_days: float = _opt(180.0, min=1.0, doc=(
+        "outcome model: evidence halves for every this many days since a memory was last used"))
+    outcome_evict_failures: int = _opt(2, min=2, doc=(
+        "evict an unprotected memory with this many failures and no success (one failure "
+        "never evicts)"))
+    outcome_supersede_confidence: float = _opt(0.8, min=0.5, max=1.0, doc=(
+        "supersede a memory by a sibling when P(it helps less often) reaches this"))
+    outcome_sibling_cosine: float = _opt(0.45, min=-1.0, max=1.0, doc=(
+        "cosine from which a memory with outcomes is a sibling of another (the same need); "
+        "siblings are planned in one cluster"))
     outcome_protect_above: float = _opt(0.6, min=0.0, max=1.0,
                                         doc="protect when Wilson lower bound is above this")
     protect_importance: float = _opt(5.0, min=0.0, doc="importance at or above this protects")
@@ -192,12 +299,12 @@ class RetrieveConfig:
     lexical_cap: float = _opt(0.02, min=0.0, doc="largest lexical bonus")
     gate: bool = _opt(True, doc="freshness gate: drop STALE_BLOCK, down-rank STALE_WARN, "
                                 "REFUSE when nothing relevant is FRESH")
-    outcome: bool = _opt(False, doc="blend similarity with the Wilson lower bound of outcomes")
-    outcome_weight_new: float = _opt(0.2, min=0.0, max=1.0,
-                                     doc="weight on outcome for a memory with no known outcome")
-    outcome_weight_proven: float = _opt(0.8, min=0.0, max=1.0,
-                                        doc="weight on outcome once outcome_full_uses reached")
-    outcome_full_uses: int = _opt(50, min=1, doc="known outcomes at which weight is proven")
+    outcome: bool = _opt(True, doc="add the outcome bonus: 2 * outcome_band * (expected "
+                                   "success - namespace base rate); model in [agents]")
+    outcome_band: float = _opt(0.35, min=0.0, max=1.0, doc=(
+        "how far outcome can move a memory, in similarity units: at most 2 * band * (1 - base "
+        "rate) up and 2 * band * base rate down; memories below similarity_floor are never "
+        "lifted"))
     route: bool = _opt(False, doc="score only the clusters nearest the query (the last run's "
                                   "routing table)")
     route_clusters: int = _opt(2, min=1, doc="routing: nearest cluster centroids searched")
@@ -267,9 +374,22 @@ def field_choices(meta: Mapping[str, Any]) -> tuple[str, ...] | None:
     return tuple(choices) if choices else None
 
 
+def _check_number(path: str, value: Any, constraint: Interval,
+                  problems: list[str]) -> None:
+    """One problem line when ``value`` is not a number inside ``constraint``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        kind = "an integer" if constraint.type is Integral else "a number"
+        problems.append(f"{path}: expected {kind}, got {value!r}")
+    elif isinstance(value, float) and math.isnan(value):
+        problems.append(f"{path}: NaN is not allowed")
+    elif value not in constraint:
+        problems.append(f"{path}: {value!r} is out of range: must be {constraint.describe()}")
+
+
 def _check_value(path: str, value: Any, tp: Any, meta: Mapping[str, Any],
                  problems: list[str]) -> Any:
     base, _optional = _strip_optional(tp)
+    constraint = meta.get("constraint")
     if base is bool:
         if not isinstance(value, bool):
             problems.append(f"{path}: expected true or false, got {value!r}")
@@ -293,10 +413,16 @@ def _check_value(path: str, value: Any, tp: Any, meta: Mapping[str, Any],
     elif base is dict or typing.get_origin(base) is dict:
         if not isinstance(value, Mapping):
             problems.append(f"{path}: expected a table, got {value!r}")
-        return dict(value) if isinstance(value, Mapping) else value
+            return value
+        if constraint is not None:  # a constraint on a table holds for each of its values
+            for key, item in value.items():
+                _check_number(f"{path}.{key}", item, constraint, problems)
+        return dict(value)
     choices = field_choices(meta)
     if choices and value not in choices:
         problems.append(f"{path}: {value!r} is not one of {', '.join(map(str, choices))}")
+    if constraint is not None:
+        _check_number(path, value, constraint, problems)
     lo, hi = meta.get("min"), meta.get("max")
     if lo is not None and isinstance(value, (int, float)) and value < lo:
         problems.append(f"{path}: {value!r} is below the minimum {lo}")
@@ -321,7 +447,7 @@ def _build(cls: type[T], data: Any, path: str, problems: list[str]) -> T:
             continue
         where = f"{path}.{name}" if path else name
         tp = hints[name]
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             kwargs[name] = _build(tp, data[name], where, problems)
         else:
             kwargs[name] = _check_value(where, data[name], tp, f.metadata, problems)

@@ -9,7 +9,9 @@ transaction.
 JSONL: one JSON object per line with :class:`Memory` fields (only ``text`` is required; blank
 lines are skipped; unknown fields are an error). CSV: a header row; ``text_col`` is required,
 ``id_col``, ``importance_col``, ``kind_col`` and ``created_col`` are optional, and every other
-column is kept as a string in ``metadata``. Files must be UTF-8 (a leading BOM is allowed).
+column is kept as a string in ``metadata``, except ``successes``, ``failures`` and ``uses``
+(outcome counters, whole numbers; ``uses`` counts every use, judged or not, and is stored as
+``retrievals``), which are read by name. Files must be UTF-8 (a leading BOM is allowed).
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from memmaint.maintenance.core.errors import InputError, UserError
 from memmaint.maintenance.core.records import Memory, parse_time
 
 FORMATS = ("jsonl", "csv")
+#: CSV columns read as outcome counters when the header has them (``uses``: all uses,
+#: with or without a verdict; JSONL takes the same names).
+OUTCOME_COLUMNS = ("successes", "failures", "uses")
 _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv"}
 _MAX_PROBLEMS = 1000
 
@@ -122,6 +127,16 @@ def _check_duplicates(entries: Sequence[Entry], problems: _Problems) -> None:
 
 
 def _memory_from_fields(data: dict[str, Any]) -> Memory:
+    if "uses" in data:  # the outcome columns' name for retrievals
+        if "retrievals" in data:
+            raise ValueError("give 'uses' or 'retrievals', not both")
+        data = dict(data)
+        data["retrievals"] = data.pop("uses")
+        uses = data["retrievals"]
+        known = sum(v for v in (data.get("successes", 0), data.get("failures", 0))
+                    if isinstance(v, int) and not isinstance(v, bool))
+        if isinstance(uses, int) and not isinstance(uses, bool) and uses < known:
+            raise ValueError(f"uses {uses} is less than successes + failures ({known})")
     replaced_by = data.get("replaced_by")
     if replaced_by is not None and not isinstance(replaced_by, str):
         raise ValueError("replaced_by must be a string or null")
@@ -182,6 +197,9 @@ def parse_csv(data: bytes, name: str, text_col: str = "text", *, id_col: str | N
         seen_cols.add(col)
     mapped = {"text": text_col, "id": id_col, "importance": importance_col, "kind": kind_col,
               "created_at": created_col}
+    for outcome_col in OUTCOME_COLUMNS:  # taken by name when the header has them
+        if outcome_col in seen_cols and outcome_col not in mapped.values():
+            mapped[outcome_col] = outcome_col
     for what, wanted in mapped.items():
         if wanted is not None and wanted not in seen_cols:
             problems.add(1, f"no column {wanted!r} for {what} (columns: {', '.join(header)})")
@@ -216,14 +234,18 @@ def parse_csv(data: bytes, name: str, text_col: str = "text", *, id_col: str | N
 def _csv_memory(row: list[str], index: dict[str, int], mapped: dict[str, str | None],
                 used: set[str], namespace: str | None) -> Memory:
     fields: dict[str, Any] = {"text": row[index[mapped["text"]]]}  # type: ignore[index]
-    for what in ("id", "importance", "kind", "created_at"):
-        col = mapped[what]
+    for what in ("id", "importance", "kind", "created_at", *OUTCOME_COLUMNS):
+        col = mapped.get(what)
         if col is None:
             continue
         cell = row[index[col]].strip()
         if not cell:
             continue
-        if what == "importance":
+        if what in OUTCOME_COLUMNS:
+            if not cell.isdigit():
+                raise ValueError(f"{what} {cell!r} is not a whole number >= 0")
+            fields[what] = int(cell)
+        elif what == "importance":
             try:
                 fields[what] = float(cell)
             except ValueError:

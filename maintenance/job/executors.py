@@ -341,11 +341,13 @@ def cluster_namespaces(executor: Executor, vectors: np.ndarray,
 
 # -- per-cluster agent work -----------------------------------------------------------------
 
-def _plan_chunk(task: tuple[list[Memory], np.ndarray, np.ndarray, Any, datetime, str]) -> Any:
+def _plan_chunk(task: tuple[list[Memory], np.ndarray, np.ndarray, Any, datetime, str,
+                            Any]) -> Any:
     from memmaint.maintenance.agents.rules import plan
 
-    memories, labels, vectors, agents_config, now, plan_id = task
-    return plan(memories, labels, vectors, agents_config, now=now, plan_id=plan_id)
+    memories, labels, vectors, agents_config, now, plan_id, priors = task
+    return plan(memories, labels, vectors, agents_config, now=now, plan_id=plan_id,
+                priors=priors)
 
 
 def _group_order(memories: Sequence[Memory], labels: np.ndarray) -> list[list[int]]:
@@ -390,11 +392,14 @@ def plan_on(executor: Executor, memories: Sequence[Memory], labels: Any, vectors
         if len(chunks[-1]) >= target:
             chunks.append([])
         chunks[-1].extend(g)
+    from memmaint.maintenance.agents.outcome_rules import namespace_priors
+
+    priors = namespace_priors(memories, agents, now)  # the whole pool's, as a local plan
     tasks = []
     for rows in chunks:
         idx = np.sort(np.asarray(rows, dtype=np.int64))
         tasks.append(([memories[i] for i in idx], labels_arr[idx], vecs[idx], agents, now,
-                      pid))
+                      pid, priors))
     parts = executor.map(_plan_chunk, tasks)
     clusters = tuple(c for p in parts for c in p.clusters)
     report: dict[str, Any] = {"clusters": 0, "singletons": 0, "memories": 0, "flagged": {}}

@@ -34,7 +34,14 @@ import numpy as np
 
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.errors import UserError
-from memmaint.maintenance.core.records import Memory, Status, format_time, parse_time, utcnow
+from memmaint.maintenance.core.records import (
+    Memory,
+    Status,
+    format_time,
+    parse_time,
+    to_utc,
+    utcnow,
+)
 from memmaint.maintenance.job.outcome import Clustered, Pool, build_outcome, weights_of
 from memmaint.maintenance.report.model import (
     Comparison,
@@ -263,6 +270,11 @@ def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
                                                   partitions=pool.by_namespace.values())
             moved = int(np.count_nonzero(clustered.labels != before))
             st.detail["regrouped"] = int(st.detail.get("regrouped", 0)) + moved
+    from memmaint.maintenance.agents.outcome_rules import group_outcome_siblings
+
+    clustered.labels = group_outcome_siblings(  # no-op for memories without outcome history
+        pool.memories, clustered.labels, pool.vectors, agents_config.agents,
+        to_utc(now) if now is not None else utcnow(), pool.by_namespace.values())
     with stages(f"{prefix}plan") as st:
         the_plan = _plan(pool, clustered.labels, agents_config, now, executor)
         st.count += len(the_plan.clusters)

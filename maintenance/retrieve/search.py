@@ -11,15 +11,19 @@ step's number, so a log line explains why a memory was served:
    for this query and multiplied by ``config.lexical_cap`` (default 0.02). The bonus lies in
    ``[0, lexical_cap]``: it reorders near-ties (two chunks 0.002 apart) and never lifts an
    off-topic memory over a clearly better one. ``base = similarity + lexical``.
-3. **outcome blend** (``config.outcome``): ``score = (1 - w) * base + w * outcome`` where
-   ``outcome`` is the Wilson lower bound (z = 1.96) of successes / (successes + failures), 0
-   when nothing is known, and ``w`` rises linearly with the known outcomes ``u``::
-
-       w = new + (proven - new) * min(u / full_uses, 1)
-
-   With the defaults (``outcome_weight_new`` 0.2, ``outcome_weight_proven`` 0.8,
-   ``outcome_full_uses`` 50) a new memory is ranked 80/20 similarity/outcome and a memory with
-   50 or more known outcomes 20/80, so 90 successes in 100 uses outrank 1 in 1.
+3. **outcome bonus** (``config.outcome``, on by default): ``score = base + bonus`` with
+   ``bonus = 2 * outcome_band * (m - r)``, where ``m`` is the memory's expected success rate
+   under the outcome model (:mod:`memmaint.maintenance.core.outcomes`: a Beta posterior with
+   the namespace's base rate ``r`` as prior, decayed with time since last use) and ``r`` the
+   base rate. A memory with no history gets 0; one that always helps gains up to
+   ``2 * band * (1 - r)``, one that always fails loses up to ``2 * band * r``. So outcome
+   decides between candidates whose similarities are within about ``outcome_band`` (default
+   0.35) of each other, and a memory far less similar (by ``2 * band`` or more) is never
+   lifted by outcome alone; nor is a memory below ``similarity_floor`` (its bonus is capped
+   at 0). With ``r = 0.5``, five successes in five (m = 0.86) against one failure (m = 0.33)
+   is a swing of 0.37; one success against one failure (0.67 against 0.33) a swing of 0.23.
+   The band was chosen on the adversarial scenarios of ``memmaint eval outcomes`` (a set
+   written for this project; docs/evaluation.md has the sensitivity table).
 4. **freshness gate** (``config.gate``), with the same TTL table as the maintenance agents
    (``config.agents.ttl_days``, :mod:`memmaint.maintenance.core.freshness`): ``FRESH`` memories pass
    unchanged, ``STALE_WARN`` ones are multiplied by ``freshness / 0.5`` (continuous: 1 at the
@@ -41,6 +45,7 @@ the last maintenance run's, never ground-truth labels; ``Retrieval.route`` says 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,7 +54,6 @@ from typing import Any, overload
 
 import numpy as np
 
-from memmaint.maintenance.retrieve.bm25 import BM25
 from memmaint.maintenance.core.config import AgentsConfig, Config, RetrieveConfig
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.freshness import (
@@ -58,10 +62,10 @@ from memmaint.maintenance.core.freshness import (
     STALE_BLOCK,
     STALE_WARN,
     freshness,
-    outcome_interval,
     verdict,
 )
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
+from memmaint.maintenance.retrieve.bm25 import BM25
 from memmaint.maintenance.retrieve.routing import RouteDecision, Router, Routing
 
 log = logging.getLogger(__name__)
@@ -80,8 +84,11 @@ class Result:
         lexical: the capped BM25 bonus added to the similarity (0 when lexical is off).
         freshness: ``clamp(1 - age / ttl, 0, 1)`` for the memory's kind.
         verdict: ``FRESH``, ``STALE_WARN`` or ``STALE_BLOCK``.
-        outcome: Wilson lower bound of the memory's success rate (0 with no known outcome).
-        outcome_weight: the share of the score given to ``outcome`` (0 when outcome is off).
+        outcome: the memory's expected success rate under the outcome model (the namespace's
+            base rate when it has no history).
+        outcome_bonus: what outcome added to the score (negative: taken away; 0 when outcome
+            is off or the memory has no history).
+        history: ``(successes, failures)`` as stored (before decay).
         final: the ranking score.
         relevant: ``similarity >= similarity_floor``.
         rank: 1-based position among the served results (0 when not served).
@@ -93,10 +100,11 @@ class Result:
     freshness: float
     verdict: str
     outcome: float
-    outcome_weight: float
+    outcome_bonus: float
     final: float
     relevant: bool
     rank: int = 0
+    history: tuple[int, int] = (0, 0)
 
     @property
     def id(self) -> str:
@@ -107,8 +115,10 @@ class Result:
         parts = [f"sim {self.similarity:.3f}"]
         if self.lexical:
             parts.append(f"lex +{self.lexical:.3f}")
-        if self.outcome_weight:
-            parts.append(f"outcome {self.outcome:.2f} (w {self.outcome_weight:.2f})")
+        if self.outcome_bonus:
+            s, f = self.history
+            parts.append(f"outcome {s} ok/{f} failed, expected {self.outcome:.2f} "
+                         f"({self.outcome_bonus:+.3f})")
         parts.append(f"{self.verdict} (freshness {self.freshness:.2f})")
         if not self.relevant:
             parts.append("below floor")
@@ -119,8 +129,8 @@ class Result:
         return {"id": self.memory.id, "namespace": self.memory.namespace, "rank": self.rank,
                 "similarity": self.similarity, "lexical": self.lexical,
                 "freshness": self.freshness, "verdict": self.verdict, "outcome": self.outcome,
-                "outcome_weight": self.outcome_weight, "final": self.final,
-                "relevant": self.relevant}
+                "outcome_bonus": self.outcome_bonus, "successes": self.history[0],
+                "failures": self.history[1], "final": self.final, "relevant": self.relevant}
 
 
 @dataclass(frozen=True)
@@ -182,22 +192,51 @@ class Retrieval(Sequence[Result]):
                 "route": None if self.route is None else self.route.to_dict()}
 
 
-def outcome_weight(uses: int, config: RetrieveConfig) -> float:
-    """The weight on outcome for a memory with ``uses`` known outcomes (see module doc)."""
-    ramp = min(max(uses, 0) / config.outcome_full_uses, 1.0)
-    return config.outcome_weight_new + (
-        config.outcome_weight_proven - config.outcome_weight_new) * ramp
-
-
-def _configs(config: Config | RetrieveConfig | None,
-             ttl_days: Mapping[str, float] | None) -> tuple[RetrieveConfig, Mapping[str, float]]:
+def _configs(config: Config | RetrieveConfig | None, ttl_days: Mapping[str, float] | None
+             ) -> tuple[RetrieveConfig, AgentsConfig, Mapping[str, float]]:
+    """The retrieval settings, the agents' (TTL table, outcome model) and the TTL table."""
     if isinstance(config, Config):
-        return config.retrieve, (ttl_days if ttl_days is not None else config.agents.ttl_days)
+        return (config.retrieve, config.agents,
+                ttl_days if ttl_days is not None else config.agents.ttl_days)
     if config is None:
         config = RetrieveConfig()
     if not isinstance(config, RetrieveConfig):
         raise TypeError(f"expected RetrieveConfig or Config, got {type(config).__name__}")
-    return config, (ttl_days if ttl_days is not None else AgentsConfig().ttl_days)
+    agents = AgentsConfig()
+    return config, agents, (ttl_days if ttl_days is not None else agents.ttl_days)
+
+
+class _OutcomeTable:
+    """Outcome counters of the searched memories as arrays, so each search can decay them
+    to its own ``now`` and rebuild the namespaces' priors in a few vector operations."""
+
+    def __init__(self, memories: Sequence[Memory], agents: AgentsConfig) -> None:
+        self.strength = agents.outcome_prior_strength
+        self.half_life = agents.outcome_half_life_days
+        self.successes = np.array([max(0, m.successes) for m in memories], dtype=np.float64)
+        self.failures = np.array([max(0, m.failures) for m in memories], dtype=np.float64)
+        namespaces = sorted({m.namespace for m in memories})
+        index = {ns: i for i, ns in enumerate(namespaces)}
+        self.namespace = np.array([index[m.namespace] for m in memories], dtype=np.int64)
+        self.n_namespaces = len(namespaces)
+        self.last_used = np.array([np.nan if m.last_used_at is None
+                                   else to_utc(m.last_used_at).timestamp() for m in memories],
+                                  dtype=np.float64)
+        self.any = bool(self.successes.any() or self.failures.any())
+
+    def at(self, now: datetime) -> tuple[np.ndarray, np.ndarray]:
+        """Per memory: expected success rate ``m`` and its namespace's base rate ``r``
+        (the same numbers as :func:`memmaint.maintenance.core.outcomes.outcome`)."""
+        days = np.maximum(0.0, (to_utc(now).timestamp() - self.last_used) / 86400.0)
+        d = np.where(np.isnan(days), 1.0, 0.5 ** (np.nan_to_num(days) / self.half_life))
+        s, f = self.successes * d, self.failures * d
+        has = (s > 0) | (f > 0)
+        votes = np.bincount(self.namespace, np.where(has, (s + 1.0) / (s + f + 2.0), 0.0),
+                            self.n_namespaces) + 0.5
+        voters = np.bincount(self.namespace, has.astype(np.float64), self.n_namespaces) + 1.0
+        rate = (votes / voters)[self.namespace]
+        mean = (self.strength * rate + s) / (self.strength + s + f)
+        return mean, rate
 
 
 @dataclass
@@ -227,7 +266,7 @@ class Retriever:
     _router: Router | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
-        self.retrieve_config, self.ttl_table = _configs(self.config, self.ttl_days)
+        self.retrieve_config, agents, self.ttl_table = _configs(self.config, self.ttl_days)
         vecs = np.asarray(self.embeddings, dtype=np.float64)
         n = len(self.memories)
         if vecs.ndim != 2 or vecs.shape[0] != n:
@@ -242,6 +281,7 @@ class Retriever:
         self._vectors = rows / norms
         self._bm25 = (BM25().fit([m.text for m in self._active])
                       if self.retrieve_config.lexical else None)
+        self._outcomes = _OutcomeTable(self._active, agents)
 
     @property
     def pool_size(self) -> int:
@@ -284,7 +324,12 @@ class Retriever:
             top = float(raw.max())
             if top > 0:
                 lex = cfg.lexical_cap * raw / top
-        results = [self._score(int(i), float(sims[j]), float(lex[j]), now)
+        if cfg.outcome and self._outcomes.any:
+            expected, rate = self._outcomes.at(now)
+        else:
+            expected = rate = np.zeros(len(self._active))
+        results = [self._score(int(i), float(sims[j]), float(lex[j]), now,
+                               float(expected[i]), float(rate[i]))
                    for j, i in enumerate(idx)]
         return self._decide(query, results, k, routed)
 
@@ -302,21 +347,23 @@ class Retriever:
         return self._router.candidates(q, cfg.route_clusters, cfg.route_margin,
                                        cfg.route_min_candidates)
 
-    def _score(self, i: int, sim: float, lex: float, now: datetime) -> Result:
+    def _score(self, i: int, sim: float, lex: float, now: datetime, expected: float,
+               rate: float) -> Result:
         cfg = self.retrieve_config
         mem = self._active[i]
         f = freshness(mem, now, self.ttl_table)
         v = verdict(f)
-        score = sim + lex
-        out_lo, w = 0.0, 0.0
-        if cfg.outcome:
-            uses = mem.successes + mem.failures
-            out_lo = outcome_interval(mem)[0] if uses else 0.0
-            w = outcome_weight(uses, cfg)
-            score = (1.0 - w) * score + w * out_lo
+        relevant = sim >= cfg.similarity_floor
+        bonus = 0.0
+        if cfg.outcome and (mem.successes > 0 or mem.failures > 0):
+            bonus = 2.0 * cfg.outcome_band * (expected - rate)
+            if not relevant:  # outcome never lifts a memory that is not relevant
+                bonus = min(bonus, 0.0)
+        score = sim + lex + bonus
         if cfg.gate and v == STALE_WARN:
             score *= f / FRESH_AT
-        return Result(mem, sim, lex, f, v, out_lo, w, score, sim >= cfg.similarity_floor)
+        return Result(mem, sim, lex, f, v, expected if bonus else rate, bonus, score, relevant,
+                      history=(mem.successes, mem.failures))
 
     def _decide(self, query: str, results: list[Result], k: int,
                 routed: RouteDecision | None = None) -> Retrieval:
@@ -358,8 +405,7 @@ class Retriever:
 
 
 def _ranked(r: Result, rank: int) -> Result:
-    return Result(r.memory, r.similarity, r.lexical, r.freshness, r.verdict, r.outcome,
-                  r.outcome_weight, r.final, r.relevant, rank)
+    return dataclasses.replace(r, rank=rank)
 
 
 def retrieve(query: str, memories: Sequence[Memory], embeddings: Any, embedder: Any = None,
