@@ -4,21 +4,30 @@
 a :class:`Clusterer` protocol and a registry keyed by ``ClusteringConfig.algorithm``:
 ``hdbscan`` (:class:`~memmaint.clustering.density.hdbscan_adapter.HDBSCANClusterer`) and ``genkt``
 (:class:`GenKTClusterer`, a thin wrapper over :class:`memmaint.clustering.genkt.estimator.GenKT`).
+Both are scikit-learn estimators whose parameters are declared once, in their config section
+(``HDBSCANConfig``, ``GenKTConfig``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
 
+from memmaint.clustering._estimators import (
+    importance_weights,
+    parameter_constraints,
+    validate_params,
+)
 from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
+from memmaint.clustering.genkt.estimator import GenKT
 from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
-from memmaint.maintenance.core.config import ClusteringConfig, ReductionConfig
+from memmaint.maintenance.core.config import ClusteringConfig, GenKTConfig, ReductionConfig
+from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.registry import CLUSTERERS
-from memmaint.maintenance.core.errors import ConfigError, InputError
 
 __all__ = [
     "CLUSTERERS",
@@ -40,36 +49,58 @@ class Clusterer(Protocol):
         ...
 
 
-class GenKTClusterer:
-    """Generalised-kt sequential recombination as a :class:`Clusterer`.
+_GENKT = GenKTConfig()
 
-    Calls ``GenKT(p, R, cos_cut, recombination).fit(X, sample_weight=..., embeddings=...)``;
-    weights are passed only when ``use_weights`` is true (all-zero weights are passed as
-    ``None``: equal weights). Without ``embeddings`` GenKT skips the cosine cut. Every item gets
-    a label >= 0 (no noise).
+
+class GenKTClusterer(ClusterMixin, BaseEstimator):
+    """Generalised-kt sequential recombination as a :class:`Clusterer`: ``[clustering.genkt]``
+    as a scikit-learn estimator.
+
+    Its parameters are the fields of :class:`~memmaint.maintenance.core.config.GenKTConfig`,
+    with the same defaults and constraints. ``fit`` calls ``GenKT(p, R, cos_cut,
+    recombination).fit(X, sample_weight=..., embeddings=...)``, passing the weights only when
+    ``use_weights`` is true; without ``embeddings`` GenKT skips the cosine cut. Every item
+    gets a label >= 0 (no noise). ``fit_predict``, the :class:`Clusterer` entry point, takes
+    memory importances: all zero means equal weights (passed as ``None``).
     """
 
-    def __init__(self, p: float = -1.0, R: float = 1.2, cos_cut: float = 0.26,
-                 recombination: str = "weighted", use_weights: bool = True) -> None:
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = parameter_constraints(GenKTConfig)
+
+    def __init__(self, p: float = _GENKT.p, R: float = _GENKT.R,
+                 cos_cut: float = _GENKT.cos_cut, recombination: str = _GENKT.recombination,
+                 use_weights: bool = _GENKT.use_weights) -> None:
         self.p = p
         self.R = R
         self.cos_cut = cos_cut
         self.recombination = recombination
         self.use_weights = use_weights
 
-    def fit_predict(self, X: Any, *, embeddings: Any = None,
-                    sample_weight: Any = None) -> np.ndarray:
-        from memmaint.clustering.genkt.estimator import GenKT  # written alongside; imported when used
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None,
+            embeddings: Any = None) -> GenKTClusterer:
+        """Cluster ``X``; ``labels_``, ``n_clusters_`` and ``sequence_`` as :class:`GenKT`'s."""
+        from sklearn.utils.validation import _check_sample_weight
 
+        validate_params(self)
         model = GenKT(p=self.p, R=self.R, cos_cut=self.cos_cut,
                       recombination=self.recombination)
-        w = sample_weight if self.use_weights else None
-        if w is not None and not np.any(np.asarray(w, dtype=np.float64) > 0):
-            # GenKT scales weights by their maximum; all-zero importance says no memory
-            # matters more than another, which is what equal weights (None) mean.
-            w = None
-        model.fit(X, sample_weight=w, embeddings=embeddings)
-        return np.asarray(model.labels_, dtype=np.int64)
+        model.fit(X, sample_weight=sample_weight if self.use_weights else None,
+                  embeddings=embeddings)
+        if sample_weight is not None and not self.use_weights:  # unused, but must fit X
+            _check_sample_weight(sample_weight, np.empty((model.labels_.shape[0], 0)),
+                                 ensure_non_negative=True)
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(model, name):
+                setattr(self, name, getattr(model, name))
+        self.labels_ = np.asarray(model.labels_, dtype=np.int64)
+        self.n_clusters_ = model.n_clusters_
+        self.sequence_ = model.sequence_
+        return self
+
+    def fit_predict(self, X: Any, y: Any = None, *, embeddings: Any = None,
+                    sample_weight: Any = None) -> np.ndarray:
+        """Cluster ``X`` and return the int64 labels (all-zero importances: equal weights)."""
+        return self.fit(X, sample_weight=importance_weights(sample_weight),
+                        embeddings=embeddings).labels_
 
 
 def hdbscan_from_config(config: ClusteringConfig) -> Clusterer:

@@ -464,8 +464,13 @@ def default_space() -> SearchSpace:
     Reducer parameters are on coarse grids so that trials share reductions through the
     study's cache; GenKT's p and cos_cut on fine grids so that trials differing only in R
     share a merge history.
+
+    The ranges are search choices inside what the config allows (the constraints declared
+    once in :mod:`memmaint.maintenance.core.config`, e.g. R > 0 and finite, hence R's
+    log scale from 0.05; p in [-50, 50]; cos_cut in [-1, 1]): every parameter is checked
+    against them (:meth:`Param.check`) like a user's space.
     """
-    return SearchSpace((
+    space = SearchSpace((
         Param("reduction.method", "categorical", choices=("none", "pca", "tsne", "umap")),
         Param("reduction.n_components", "int", low=1, high=5,
               when=(("reduction.method", ("pca", "umap")),)),
@@ -491,4 +496,7 @@ def default_space() -> SearchSpace:
               when=_KT),
         Param("clustering.genkt.use_weights", "categorical", choices=(True, False), when=_KT),
     ))
+    for param in space.params:
+        param.check()
+    return space
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import sys
 
 import pytest
@@ -65,7 +66,7 @@ def test_every_problem_is_listed_at_once(tmp_path):
     text = str(err.value)
     assert "\n" not in text and text.startswith("invalid config: ")
     for fragment in ("'embedding.modle'", "embedding.batch_size: 0 is below the minimum 1",
-                     "clustering.algorithm: 'kmeans' is not one of hdbscan, genkt",
+                     "clustering.algorithm: 'kmeans' is not one of genkt, hdbscan",
                      "clustering.genkt.R: expected a number", "'nonsense'"):
         assert fragment in text
     assert all(p.startswith(f"{path}: ") for p in problems)
@@ -85,7 +86,7 @@ def test_bad_values():
         config_from_dict({"embedding": {"model": "bert", "batch_size": 2.5},
                           "agents": {"evict_stale": "yes", "merge_threshold": float("nan")}})
     text = str(err.value)
-    assert "'bert' is not one of minilm, hashing" in text
+    assert "'bert' is not one of hashing, minilm" in text
     assert "embedding.batch_size: expected an integer" in text
     assert "agents.evict_stale: expected true or false" in text
     assert "agents.merge_threshold: NaN is not allowed" in text
@@ -126,7 +127,7 @@ def test_config_show(cli, tmp_path):
     res = cli("config", "show")
     assert res.exit_code == 0
     assert config_from_dict(tomllib.loads(res.stdout)) == Config()
-    assert "# embedding backend; one of minilm" in res.stdout
+    assert "# embedding backend; one of hashing, minilm" in res.stdout
     path = tmp_path / "c.toml"
     path.write_text(config_to_toml(_custom()))
     res = cli("config", "show", "--config", path)
@@ -145,3 +146,101 @@ def test_config_show_errors_are_one_line_exit_2(cli, tmp_path):
     assert lines[0].count(f"{path}: ") == 5
     valid = ", ".join(sorted(f.name for f in dataclasses.fields(EmbeddingConfig)))
     assert f"unknown key 'embedding.modle' (valid: {valid})" in lines[0]
+
+
+# -- constraints: declared once, checked at load time, shared with the estimators ----------
+
+@pytest.mark.parametrize("toml, key, fragment", [
+    ("[clustering.genkt]\nR = 0.0", "clustering.genkt.R", "must be > 0 and finite"),
+    ("[clustering.genkt]\nR = -1", "clustering.genkt.R", "must be > 0 and finite"),
+    ("[clustering.genkt]\nR = inf", "clustering.genkt.R", "must be > 0 and finite"),
+    ("[clustering.genkt]\nR = nan", "clustering.genkt.R", "NaN is not allowed"),
+    ("[clustering.genkt]\np = 60.0", "clustering.genkt.p", "must be >= -50 and <= 50"),
+    ("[clustering.genkt]\ncos_cut = 1.5", "clustering.genkt.cos_cut", "must be >= -1 and <= 1"),
+    ("[clustering.hdbscan]\nmin_cluster_size = 1", "clustering.hdbscan.min_cluster_size",
+     "must be an integer >= 2"),
+    ("[clustering.hdbscan]\nmin_samples = 0", "clustering.hdbscan.min_samples",
+     "must be an integer >= 1"),
+    ("[clustering.hdbscan]\ncluster_selection_epsilon = inf",
+     "clustering.hdbscan.cluster_selection_epsilon", "must be >= 0 and finite"),
+    ("[reduction]\nperplexity = 0.5", "reduction.perplexity", "must be >= 1 and finite"),
+    ("[reduction]\nn_neighbors = 1", "reduction.n_neighbors", "must be an integer >= 2"),
+    ("[agents.ttl_days]\nprice = 'soon'", "agents.ttl_days.price", "expected a number"),
+    ("[agents.ttl_days]\nprice = -1.0", "agents.ttl_days.price", "must be >= 0 and finite"),
+    ("[agents.ttl_days]\nprice = nan", "agents.ttl_days.price", "NaN is not allowed"),
+    ("[agents.ttl_days]\nprice = inf", "agents.ttl_days.price", "must be >= 0 and finite"),
+    ("[agents.ttl_days]\nprice = true", "agents.ttl_days.price", "expected a number"),
+])
+def test_values_outside_the_constraints_are_refused_at_load_time(tmp_path, toml, key, fragment):
+    path = tmp_path / "c.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert len(err.value.problems) == 1, err.value.problems
+    line = err.value.problems[0]
+    assert line.startswith(f"{path}: {key}: ") and fragment in line and "\n" not in line
+
+
+def test_every_bad_ttl_is_its_own_line():
+    with pytest.raises(ConfigError) as err:
+        config_from_dict({"agents": {"ttl_days": {"price": "soon", "schedule": -2,
+                                                  "reference": float("inf"), "ok": 0}},
+                          "clustering": {"genkt": {"R": float("inf")}}})
+    assert sorted(p.split(":")[0] for p in err.value.problems) == [
+        "agents.ttl_days.price", "agents.ttl_days.reference", "agents.ttl_days.schedule",
+        "clustering.genkt.R"]
+
+
+def test_edge_values_inside_the_constraints_load():
+    cfg = config_from_dict({
+        "clustering": {"genkt": {"R": 1e-9, "p": -50, "cos_cut": -1},
+                       "hdbscan": {"min_cluster_size": 2, "min_samples": 1,
+                                   "cluster_selection_epsilon": 0}},
+        "agents": {"ttl_days": {"price": 0, "fact": 10**6}}})
+    assert cfg.clustering.genkt.R == 1e-9 and cfg.clustering.genkt.p == -50.0
+    assert cfg.agents.ttl_days == {"price": 0, "fact": 10**6}
+
+
+def test_config_intervals_agree_with_sklearn():
+    """The loader's membership test is sklearn's (as the estimators use it), bools aside."""
+    from memmaint.clustering._estimators import to_sklearn
+    from memmaint.maintenance.core.config import Config, Interval
+
+    def intervals(obj):
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if dataclasses.is_dataclass(value):
+                yield from intervals(value)
+            elif isinstance(f.metadata.get("constraint"), Interval):
+                yield f.metadata["constraint"]
+
+    found = list(intervals(Config()))
+    assert len(found) >= 11
+    probes = [-math.inf, -51, -50, -1.5, -1, -0.0, 0, 1e-300, 0.5, 1, 1.0, 2, 3.5, 50, 1e300,
+              math.inf, math.nan, True, False, "1", None]
+    for interval in found:
+        sk = to_sklearn(interval)
+        for v in probes:
+            assert (v in interval) == sk.is_satisfied_by(v), (interval, v)
+
+
+def test_interval_descriptions():
+    from numbers import Integral, Real
+
+    from memmaint.maintenance.core.config import Interval
+
+    assert Interval(Real, 0, None, closed="neither").describe() == "> 0 and finite"
+    assert Interval(Real, 0, 1, closed="right").describe() == "> 0 and <= 1"
+    assert Interval(Integral, 2, None, closed="left").describe() == "an integer >= 2"
+    assert Interval(Real, None, None, closed="both").describe() == "a number"
+    with pytest.raises(ValueError):
+        Interval(Real, 0, 1, closed="open")
+
+
+def test_default_search_space_lies_inside_the_constraints():
+    from memmaint.optimize.space import default_space
+
+    for param in default_space().params:
+        param.check()  # every edge and choice is a value the config accepts
+    R = default_space().get("clustering.genkt.R")
+    assert R.low is not None and R.low > 0

@@ -43,12 +43,12 @@ def partition(labels) -> set[frozenset[int]]:
 
 def test_definition_is_frozen_and_described():
     d = GenKTDefinition()
-    assert (d.p, d.R, d.cos_cut, d.recombination) == (-1.0, 1.2, 0.0, "weighted")
+    assert (d.p, d.R, d.cos_cut, d.recombination) == (-1.0, 1.2, 0.26, "weighted")
     with pytest.raises(dataclasses.FrozenInstanceError):
         d.R = 2.0  # type: ignore[misc]
     text = d.description()
     assert "anti-kt" in text and "R = 1.2" in text and "no beam distance" in text
-    assert "cos(e_i, e_j) >= 0" in text and "weighted mean" in text
+    assert "cos(e_i, e_j) >= 0.26" in text and "weighted mean" in text
     assert "Cambridge/Aachen" in GenKTDefinition(p=0).description()
     assert "kt (p = 1)" in GenKTDefinition(p=1).description()
     assert "generalised-kt (p = -1.69)" in GenKTDefinition(p=-1.69).description()
@@ -255,11 +255,7 @@ def test_inputs_are_not_modified():
 
 # ---------------------------------------------------------------- estimator
 
-def test_check_estimator():
-    from sklearn.utils.estimator_checks import check_estimator
-
-    check_estimator(GenKT())
-
+# (sklearn's estimator checks: tests/test_estimators.py)
 
 def test_estimator_matches_the_function():
     rng = np.random.default_rng(5)
@@ -332,3 +328,47 @@ def test_partition_is_permutation_equivariant(seed, n, D, p, cos):
     moved = genkt_cluster(X[perm], None if E is None else E[perm], w[perm], d).labels()
     # moved item i is original item perm[i]
     assert {frozenset(int(perm[i]) for i in g) for g in partition(moved)} == partition(base)
+
+
+# ---------------------------------------------------------------- the kernels' disk cache
+
+def test_every_kernel_is_disk_cached_and_stamped_with_all_kernel_files():
+    from pathlib import Path
+
+    from memmaint.clustering.genkt import _kernels as K
+    from memmaint.clustering.genkt import _kernels_common as C
+
+    modules = {k.py_func.__module__.rsplit(".", 1)[1] for k in C.KERNELS}
+    assert modules == {"_kernels", "_kernels_common", "_kernels_brute", "_kernels_tree",
+                       "_kernels_caches"}
+    assert all(k._cache.__class__.__name__ == "FunctionCache" for k in C.KERNELS)
+    assert len({k._cache.cache_path for k in C.KERNELS}) == 1
+    stamp = Path(C.KERNELS[0]._cache.cache_path) / "genkt_kernels.sources"
+    if stamp.exists():  # (not when the cache folder is read-only)
+        assert stamp.read_text() == K.sources_digest()
+
+
+def test_a_change_to_any_kernel_file_drops_every_kernel_cache(tmp_path):
+    from memmaint.clustering.genkt import _kernels as K
+
+    class FakeCache:
+        cache_path = str(tmp_path)
+
+        def __init__(self):
+            self.flushed = 0
+
+        def flush(self):
+            self.flushed += 1
+
+    class FakeKernel:
+        def __init__(self):
+            self._cache = FakeCache()
+
+    kernels = [FakeKernel(), FakeKernel()]
+    assert K.refresh_disk_cache(kernels, "digest-1")  # no stamp yet: dropped
+    assert [k._cache.flushed for k in kernels] == [1, 1]
+    assert not K.refresh_disk_cache(kernels, "digest-1")  # same sources: kept
+    assert K.refresh_disk_cache(kernels, "digest-2")  # some kernel file changed: dropped
+    assert [k._cache.flushed for k in kernels] == [2, 2]
+    assert (tmp_path / "genkt_kernels.sources").read_text() == "digest-2"
+    assert not K.refresh_disk_cache([object()], "digest-3")  # no cache (NUMBA_DISABLE_JIT)

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
-from memmaint.maintenance.core.errors import ConfigError, InputError
+from memmaint.clustering._estimators import InvalidParameter
+from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer, HDBSCANInputError
+from memmaint.maintenance.core.config import HDBSCANConfig
+from memmaint.maintenance.core.errors import InputError, UserError
 
 
 @pytest.fixture(scope="module")
@@ -90,20 +92,63 @@ def test_sklearn_conventions(three_blobs):
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"min_cluster_size": 1}, "min_cluster_size must be an integer >= 2"),
-    ({"min_samples": 0}, "min_samples must be None or an integer >= 1"),
-    ({"cluster_selection_epsilon": -1.0}, "cluster_selection_epsilon must be >= 0"),
-    ({"cluster_selection_method": "best"}, "cluster_selection_method 'best'"),
+    ({"min_cluster_size": 1}, ("'min_cluster_size' parameter of HDBSCANClusterer must be an "
+                              r"int in the range \[2, inf\)")),
+    ({"min_samples": 0}, ("'min_samples' parameter of HDBSCANClusterer must be an int in the "
+                         r"range \[1, inf\) or None")),
+    ({"cluster_selection_epsilon": -1.0}, "'cluster_selection_epsilon' parameter"),
+    ({"cluster_selection_epsilon": float("inf")}, "'cluster_selection_epsilon' parameter"),
+    ({"cluster_selection_method": "best"}, "'cluster_selection_method' parameter"),
+    ({"min_cluster_size": True}, "'min_cluster_size' parameter"),
 ])
 def test_bad_parameters(params, message):
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(InvalidParameter, match=message) as info:
         HDBSCANClusterer(**params).fit(np.zeros((10, 2)))
+    assert isinstance(info.value, UserError) and isinstance(info.value, ValueError)
+    assert "\n" not in str(info.value)
+
+
+def test_defaults_are_the_config_defaults():
+    c = HDBSCANConfig()
+    model = HDBSCANClusterer()
+    assert (model.min_cluster_size, model.min_samples, model.cluster_selection_epsilon,
+            model.cluster_selection_method) == (c.min_cluster_size, c.min_samples,
+                                                c.cluster_selection_epsilon,
+                                                c.cluster_selection_method)
 
 
 def test_bad_input():
-    with pytest.raises(InputError, match="empty pool"):
+    with pytest.raises(InputError, match="empty pool") as info:
         HDBSCANClusterer().fit_predict(np.zeros((0, 2)))
+    assert isinstance(info.value, ValueError)
     X = np.zeros((10, 2))
     X[4, 0] = np.nan
-    with pytest.raises(InputError, match="X row 4 contains NaN"):
+    with pytest.raises(InputError, match="X row 4 contains NaN") as info:
         HDBSCANClusterer().fit_predict(X)
+    assert isinstance(info.value, HDBSCANInputError) and isinstance(info.value, ValueError)
+    with pytest.raises(ValueError, match="2D array"):
+        HDBSCANClusterer().fit(np.zeros(10))
+
+
+def test_read_only_input(three_blobs):
+    X, _ = three_blobs
+    ro = X.copy()
+    ro.flags.writeable = False
+    np.testing.assert_array_equal(HDBSCANClusterer().fit_predict(ro),
+                                  HDBSCANClusterer().fit_predict(X))
+
+
+def test_sample_weight_is_checked_but_not_used(three_blobs):
+    X, _ = three_blobs
+    plain = HDBSCANClusterer().fit_predict(X)
+    w = np.random.default_rng(0).uniform(size=len(X))
+    np.testing.assert_array_equal(HDBSCANClusterer().fit(X, sample_weight=w).labels_, plain)
+    # importances passed to fit_predict (the Clusterer protocol): all zero is equal weights
+    np.testing.assert_array_equal(
+        HDBSCANClusterer().fit_predict(X, sample_weight=np.zeros(len(X))), plain)
+    with pytest.raises(ValueError, match="zero"):
+        HDBSCANClusterer().fit(X, sample_weight=np.zeros(len(X)))
+    with pytest.raises(ValueError):
+        HDBSCANClusterer().fit(X, sample_weight=np.ones(3))
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        HDBSCANClusterer().fit(X, sample_weight=-w)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
+from memmaint.clustering.genkt.estimator import GenKT
 from memmaint.clustering.metrics import bcubed
 from memmaint.clustering.pipeline import (
     CLUSTERERS,
@@ -13,6 +14,7 @@ from memmaint.clustering.pipeline import (
     ClusteringResult,
     GenKTClusterer,
     cluster_embeddings,
+    genkt_from_config,
     make_clusterer,
     register_clusterer,
 )
@@ -140,18 +142,12 @@ def test_unknown_algorithm_and_registry(pool):
         CLUSTERERS.unregister("blob")
 
 
-# -- GenKT (memmaint.clustering.genkt.estimator is written alongside; skipped until it exists) ------
-
-def _genkt():
-    return pytest.importorskip("memmaint.clustering.genkt.estimator",
-                               reason="memmaint.clustering.genkt.estimator not available yet")
-
+# -- GenKT --------------------------------------------------------------------------------
 
 GENKT = ClusteringConfig(algorithm="genkt", genkt=GenKTConfig(p=-1.0, R=1.0, cos_cut=0.5))
 
 
 def test_genkt_pipeline_recovers_topics(pool):
-    _genkt()
     emb, weights, truth = pool
     result = cluster_embeddings(emb, weights, PCA2, GENKT)
     assert result.labels.dtype == np.int64 and result.labels.min() >= 0
@@ -160,32 +156,49 @@ def test_genkt_pipeline_recovers_topics(pool):
 
 
 def test_genkt_wrapper_passes_weights_and_embeddings(pool):
-    genkt = _genkt()
     emb, weights, _ = pool
     reduced = cluster_embeddings(emb, weights, PCA2, HDB).reduced
     c = GENKT.genkt
-    ref = genkt.GenKT(p=c.p, R=c.R, cos_cut=c.cos_cut, recombination=c.recombination)
+    ref = GenKT(p=c.p, R=c.R, cos_cut=c.cos_cut, recombination=c.recombination)
     want = ref.fit(reduced, sample_weight=weights, embeddings=emb).labels_
     got = cluster_embeddings(emb, weights, PCA2, GENKT).labels
     np.testing.assert_array_equal(got, want)
     # use_weights=False: the weights never reach GenKT
     unweighted = ClusteringConfig(algorithm="genkt", genkt=GenKTConfig(
         p=-1.0, R=1.0, cos_cut=0.5, use_weights=False))
-    want_u = genkt.GenKT(p=c.p, R=c.R, cos_cut=c.cos_cut, recombination=c.recombination).fit(
+    want_u = GenKT(p=c.p, R=c.R, cos_cut=c.cos_cut, recombination=c.recombination).fit(
         reduced, sample_weight=None, embeddings=emb).labels_
     np.testing.assert_array_equal(cluster_embeddings(emb, weights, PCA2, unweighted).labels,
                                   want_u)
 
 
 def test_genkt_single_memory(pool):
-    _genkt()
     result = cluster_embeddings(pool[0][:1], [1.0], PCA2, GENKT)
     np.testing.assert_array_equal(result.labels, [0])
 
 
 def test_genkt_all_zero_weights_mean_equal_weights(pool):
-    _genkt()
     emb = pool[0][:30]
     zero = cluster_embeddings(emb, np.zeros(30), PCA2, GENKT).labels
     none = cluster_embeddings(emb, None, PCA2, GENKT).labels
     np.testing.assert_array_equal(zero, none)
+
+
+def test_genkt_wrapper_takes_its_defaults_from_the_config():
+    c, g = GenKTConfig(), GenKTClusterer()
+    assert (g.p, g.R, g.cos_cut, g.recombination, g.use_weights) == \
+        (c.p, c.R, c.cos_cut, c.recombination, c.use_weights) == (-1.0, 1.2, 0.26, "weighted", True)
+    assert genkt_from_config(ClusteringConfig(algorithm="genkt")).get_params() == g.get_params()
+
+
+def test_genkt_wrapper_is_the_estimator_with_use_weights(pool):
+    emb, weights, _ = pool
+    X = emb[:40, :3]
+    g = GenKTClusterer(p=0.0, R=0.5, cos_cut=0.3).fit(X, sample_weight=weights[:40],
+                                                       embeddings=emb[:40])
+    ref = GenKT(p=0.0, R=0.5, cos_cut=0.3).fit(X, sample_weight=weights[:40], embeddings=emb[:40])
+    np.testing.assert_array_equal(g.labels_, ref.labels_)
+    assert g.n_clusters_ == ref.n_clusters_ and g.n_features_in_ == 3
+    off = GenKTClusterer(p=-1.0, R=0.5, use_weights=False).fit_predict(
+        X, sample_weight=weights[:40])
+    np.testing.assert_array_equal(off, GenKT(p=-1.0, R=0.5).fit_predict(X))

@@ -216,10 +216,13 @@ def test_not_a_matrix():
 
 @pytest.mark.parametrize("call, message", [
     (lambda: make_reducer("lda"), "unknown reduction method 'lda'"),
-    (lambda: make_reducer("pca", 0), "n_components must be at least 1"),
+    (lambda: make_reducer("pca", 0), "pca: n_components must be an integer >= 1, got 0"),
+    (lambda: make_reducer("pca", 2.0), "n_components must be an integer"),
     (lambda: make_reducer("tsne", 4), "n_components=4 is not supported"),
     (lambda: make_reducer("tsne", 2, gradient="exact"), "gradient 'exact'"),
     (lambda: make_reducer("umap", 2, n_neighbors=1), "n_neighbors must be an integer >= 2"),
+    (lambda: make_reducer("umap", 2, min_dist=1.5), "umap: min_dist must be >= 0 and <= 1"),
+    (lambda: make_reducer("tsne", 2, perplexity=0.5), "tsne: perplexity must be >= 1 and finite"),
     (lambda: make_reducer("pca", 2, perplexity=5), "pca: bad parameters"),
 ])
 def test_config_errors(call, message):
@@ -255,3 +258,14 @@ def test_reduce_from_config_passes_method_parameters(blobs):
     Y = reduce(X, ReductionConfig(method="pca", n_components=3))
     assert Y.shape == (60, 3)
     assert_zscored(Y)
+
+
+def test_reducer_defaults_are_the_config_defaults():
+    from memmaint.clustering.reduce.reducers import TSNEReducer, UMAPReducer
+
+    c = ReductionConfig()
+    u, t = UMAPReducer(), TSNEReducer()
+    assert (u.n_components, u.seed, u.n_neighbors, u.min_dist, u.metric) == \
+        (c.n_components, c.seed, c.n_neighbors, c.min_dist, c.metric)
+    assert (t.n_components, t.perplexity, t.gradient) == \
+        (c.n_components, c.perplexity, c.tsne_gradient)

@@ -9,34 +9,56 @@ fits the :class:`~memmaint.clustering.pipeline.Clusterer` protocol, but HDBSCAN 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
+from memmaint.clustering._estimators import (
+    importance_weights,
+    parameter_constraints,
+    validate_params,
+)
 from memmaint.clustering.reduce.reducers import check_matrix
-from memmaint.maintenance.core.errors import ConfigError
+from memmaint.maintenance.core.config import HDBSCANConfig
+from memmaint.maintenance.core.errors import InputError
 
-__all__ = ["HDBSCANClusterer"]
+__all__ = ["HDBSCANClusterer", "HDBSCANInputError"]
 
 log = logging.getLogger(__name__)
 
-_METHODS = ("eom", "leaf")
+# the parameters HDBSCANConfig declares: defaults and constraints come from there
+_DEFAULTS = HDBSCANConfig()
+
+
+class HDBSCANInputError(InputError, ValueError):
+    """``X`` or ``sample_weight`` is malformed (also a ``ValueError`` for scikit-learn)."""
 
 
 class HDBSCANClusterer(ClusterMixin, BaseEstimator):
     """Density clustering with HDBSCAN; ``labels_`` holds int64 labels, noise is ``-1``.
 
     Parameters mirror ``hdbscan.HDBSCAN``: ``min_cluster_size`` (>= 2), ``min_samples``
-    (``None`` means ``min_cluster_size``), ``cluster_selection_epsilon`` (>= 0),
-    ``cluster_selection_method`` (``"eom"`` or ``"leaf"``) and ``allow_single_cluster``.
-    Pools with fewer points than ``min_cluster_size`` (including a single point) are all
-    noise; ``min_samples`` above ``n - 1`` is clamped to ``n - 1``.
+    (``None`` means ``min_cluster_size``), ``cluster_selection_epsilon`` (>= 0 and finite),
+    ``cluster_selection_method`` (``"eom"`` or ``"leaf"``), ``allow_single_cluster`` and
+    ``core_dist_n_jobs``. The first four, their defaults and constraints are those of
+    :class:`~memmaint.maintenance.core.config.HDBSCANConfig`; a bad value raises
+    :class:`~memmaint.clustering._estimators.InvalidParameter` (a ``UserError`` and a
+    ``ValueError``). Pools with fewer points than ``min_cluster_size`` (including a single
+    point) are all noise; ``min_samples`` above ``n - 1`` is clamped to ``n - 1``.
     """
 
-    def __init__(self, min_cluster_size: int = 5, min_samples: int | None = None,
-                 cluster_selection_epsilon: float = 0.0,
-                 cluster_selection_method: str = "eom",
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **parameter_constraints(HDBSCANConfig),
+        "allow_single_cluster": ["boolean"],
+        "core_dist_n_jobs": [Integral],
+    }
+
+    def __init__(self, min_cluster_size: int = _DEFAULTS.min_cluster_size,
+                 min_samples: int | None = _DEFAULTS.min_samples,
+                 cluster_selection_epsilon: float = _DEFAULTS.cluster_selection_epsilon,
+                 cluster_selection_method: str = _DEFAULTS.cluster_selection_method,
                  allow_single_cluster: bool = False, core_dist_n_jobs: int = 1) -> None:
         self.min_cluster_size = min_cluster_size
         self.min_samples = min_samples
@@ -45,31 +67,28 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
         self.allow_single_cluster = allow_single_cluster
         self.core_dist_n_jobs = core_dist_n_jobs
 
-    def _check_params(self) -> None:
-        problems = []
-        mcs = self.min_cluster_size
-        if isinstance(mcs, bool) or not isinstance(mcs, (int, np.integer)) or mcs < 2:
-            problems.append(f"min_cluster_size must be an integer >= 2, got {mcs!r}")
-        ms = self.min_samples
-        if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, np.integer))
-                               or ms < 1):
-            problems.append(f"min_samples must be None or an integer >= 1, got {ms!r}")
-        eps = self.cluster_selection_epsilon
-        if not isinstance(eps, (int, float, np.floating)) or not eps >= 0:
-            problems.append(f"cluster_selection_epsilon must be >= 0, got {eps!r}")
-        if self.cluster_selection_method not in _METHODS:
-            problems.append(f"cluster_selection_method {self.cluster_selection_method!r} is "
-                            f"not one of {', '.join(_METHODS)}")
-        if problems:
-            raise ConfigError([f"hdbscan: {p}" for p in problems])
+    def _validate_input(self, X: Any, sample_weight: Any) -> np.ndarray:
+        from sklearn.utils.validation import _check_sample_weight, validate_data
+
+        # sklearn's checks and messages for sparse, complex, object, 1-D and featureless
+        # input; then memmaint's for empty pools and NaN/inf rows (naming the rows)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False,
+                          ensure_min_samples=0)
+        try:
+            X = check_matrix(X, "X")
+        except InputError as exc:
+            raise HDBSCANInputError(str(exc)) from None
+        if sample_weight is not None:  # HDBSCAN does not use weights, but they must fit X
+            _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        return np.require(X, requirements=["C", "W"])  # hdbscan writes into its input
 
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None,
             embeddings: Any = None) -> HDBSCANClusterer:
-        """Cluster ``X`` (n, d); ``y``, ``sample_weight`` and ``embeddings`` are ignored."""
-        self._check_params()
-        X = check_matrix(X, "X")
+        """Cluster ``X`` (n, d). ``sample_weight`` is validated (shape, finite, >= 0, not all
+        zero) but HDBSCAN does not use it; ``y`` and ``embeddings`` are ignored."""
+        validate_params(self)
+        X = self._validate_input(X, sample_weight)
         n = X.shape[0]
-        self.n_features_in_ = X.shape[1]
         if n < self.min_cluster_size:
             log.info("hdbscan: %d points is fewer than min_cluster_size=%d; all noise",
                      n, self.min_cluster_size)
@@ -86,8 +105,8 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
             min_samples=None if min_samples is None else int(min_samples),
             cluster_selection_epsilon=float(self.cluster_selection_epsilon),
             cluster_selection_method=self.cluster_selection_method,
-            allow_single_cluster=self.allow_single_cluster,
-            core_dist_n_jobs=self.core_dist_n_jobs,
+            allow_single_cluster=bool(self.allow_single_cluster),
+            core_dist_n_jobs=int(self.core_dist_n_jobs),
         )
         model.fit(X)
         self.labels_ = np.asarray(model.labels_, dtype=np.int64)
@@ -96,5 +115,12 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
 
     def fit_predict(self, X: Any, y: Any = None, *, embeddings: Any = None,
                     sample_weight: Any = None) -> np.ndarray:
-        """Cluster ``X`` and return int64 labels (noise ``-1``)."""
-        return self.fit(X, y, sample_weight=sample_weight, embeddings=embeddings).labels_
+        """Cluster ``X`` and return int64 labels (noise ``-1``).
+
+        This is the :class:`~memmaint.clustering.pipeline.Clusterer` entry point, whose
+        ``sample_weight`` are memory importances: all zero means no memory matters more than
+        another, i.e. equal weights, so they are passed to :meth:`fit` as ``None``.
+        """
+        return self.fit(X, y, sample_weight=importance_weights(sample_weight),
+                        embeddings=embeddings).labels_
+

@@ -1,5 +1,6 @@
 """Generalised-kt sequential recombination: the ``GenKT`` estimator (``estimator``), its numba
-kernels (``_kernels``) and the slow, obvious reference they are tested against
+kernels (``_kernels``, with its parts ``_kernels_common``, ``_kernels_brute``, ``_kernels_tree``
+and ``_kernels_caches``) and the slow, obvious reference they are tested against
 (``_reference``)."""
 
 from memmaint.clustering.genkt.estimator import (

@@ -43,843 +43,95 @@ Two back ends answer the neighbour queries:
     order of distance, with a four-lane dot product.
 Bounding-box lower bounds are summed in the same order as distances, so rounding can never
 make a pruned point nearer than its box's bound.
+
+Files: ``_kernels_common`` (compilation, table layouts, canonical arithmetic, tournament,
+cached neighbours), ``_kernels_brute`` (the ``nn`` back end), ``_kernels_tree`` (the k-d
+tree), ``_kernels_caches`` (neighbour caches and the tree's forward/reverse queries) and
+this module (the clustering loop, history utilities; the names the estimator uses).
+
+Every kernel is compiled with ``cache=True``. numba invalidates a cached function when *its
+own* file changes, but the machine code cached for ``cluster`` contains the kernels it calls
+from the other files; so the cache is also stamped with a digest of all five files, and a
+change to any of them drops every kernel's cache (:func:`refresh_disk_cache`, at import).
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
-from numba import njit
 
-_JIT = {"cache": True, "nogil": True}
-
-DBL_MAX = 1.7976931348623157e308
-INF = math.inf
-BIG = 2**62
-EPS = 1e-9  # relative safety margin of the cache proofs (rounding errors are ~1e-15)
-COS_SLACK = 0.1  # caches keep slots this close to the cut: the owner's embedding may drift
-FILL_EXT = 1.5625  # caches look (1.25 R)^2 far so they stay valid while their owner moves
-
-# columns of the int64 slot table I (n, .)
-OID, NN, RHEAD, RNEXT, RPREV, LNEXT, LPREV, LEAF, APOS, CLO, CHI, ALIVE, CID, SCAN, BUDGET = \
-    range(15)
-N_ICOLS = 15
-# NN >= 0: the cached neighbour's slot; NONE: no eligible neighbour within R; LAZY: none
-# within sqrt(NND2) < R (the search stopped at its budget), to be resumed only if needed
-NONE, LAZY = -1, -2
-# columns of the float64 slot table F (n, .): CRR is the cache's reverse radius^2 (0: none)
-W, WP, NND2, CQ, CRR = range(5)
-N_FCOLS = 5
-# columns of the int64 node table T (m, .) and the float node table FN (m, .)
-LEFT, RIGHT, PARENT, CNT, HEAD, SDIM = range(6)
-N_TCOLS = 6
-SVAL, MAXR = range(2)
-
-
-@njit(**_JIT)
-def wpow(w, twop):
-    """``w ** (2p)``, clamped to the largest finite double so products never become NaN."""
-    v = math.pow(w, twop)
-    return min(v, DBL_MAX)
-
-
-@njit(**_JIT)
-def dist2_thr(x, xh, h, i, j, thr):
-    """Squared distance, or a partial sum already larger than ``thr`` (then: rejected).
-
-    ``xh`` holds a contiguous copy of the first ``h`` coordinates; the order of summation
-    never changes.
-    """
-    s = 0.0
-    for k in range(h):  # no early exit in the prefix: branch-free is faster
-        t = xh[i, k] - xh[j, k]
-        s += t * t
-    if s > thr:
-        return s
-    for k in range(h, x.shape[1]):
-        t = x[i, k] - x[j, k]
-        s += t * t
-        if s > thr:
-            return s
-    return s
-
-
-@njit(**_JIT)
-def copy_row(a, dst, b, src):
-    for k in range(a.shape[1]):
-        a[dst, k] = b[src, k]
-
-
-@njit(**_JIT)
-def dot(e, i, j):
-    """Four interleaved sums (lane k % 4), then (s0 + s1) + (s2 + s3): fast and canonical."""
-    E = e.shape[1]
-    s0 = s1 = s2 = s3 = 0.0
-    k = 0
-    while k + 4 <= E:
-        s0 += e[i, k] * e[j, k]
-        s1 += e[i, k + 1] * e[j, k + 1]
-        s2 += e[i, k + 2] * e[j, k + 2]
-        s3 += e[i, k + 3] * e[j, k + 3]
-        k += 4
-    if k < E:
-        s0 += e[i, k] * e[j, k]
-    if k + 1 < E:
-        s1 += e[i, k + 1] * e[j, k + 1]
-    if k + 2 < E:
-        s2 += e[i, k + 2] * e[j, k + 2]
-    return (s0 + s1) + (s2 + s3)
-
-
-@njit(**_JIT)
-def quantise(ev, s):
-    """Row s's int8 sketch: codes round(127 e / max|e|) and the scale max|e| / 127."""
-    e, q, qs = ev
-    m = 0.0
-    for k in range(e.shape[1]):
-        m = max(m, abs(e[s, k]))
-    qs[s] = m / 127.0
-    for k in range(e.shape[1]):
-        q[s, k] = np.int8(round(e[s, k] / m * 127.0)) if m > 0 else np.int8(0)
-
-
-@njit(**_JIT)
-def cos_bounds(ev, i, j):
-    """(lower, upper) bounds on the cosine from the int8 sketches. Each code is within half a
-    step (m/254) of its value, so |e_i.e_j - sketch| <= (m_i + m_j) sqrt(E) / 254
-    + m_i m_j E / 254^2 for unit vectors (Cauchy-Schwarz), padded for rounding."""
-    q, qs = ev[1], ev[2]
-    E = q.shape[1]
-    acc = 0
-    for k in range(E):
-        acc += np.int32(q[i, k]) * np.int32(q[j, k])
-    mi = qs[i] * 127.0
-    mj = qs[j] * 127.0
-    approx = acc * qs[i] * qs[j]
-    err = ((mi + mj) * math.sqrt(E) / 254.0 + mi * mj * E / 64516.0) * (1.0 + 1e-6) + 1e-9
-    return approx - err, approx + err
-
-
-@njit(**_JIT)
-def eligible(ev, use_cos, cos_cut, i, j):
-    """cos(e_i, e_j) >= cos_cut, the canonical dot product deciding only near the cut."""
-    if not use_cos:
-        return True
-    lo, hi = cos_bounds(ev, i, j)
-    if hi < cos_cut:
-        return False
-    if lo >= cos_cut:
-        return True
-    return dot(ev[0], i, j) >= cos_cut
-
-
-@njit(**_JIT)
-def box_lb(x, i, B, nd):
-    """Lower bound on dist2 from slot i to node nd's alive points (same summation order)."""
-    D = x.shape[1]
-    s = 0.0
-    for k in range(D):
-        v = x[i, k]
-        if v < B[nd, k]:
-            t = B[nd, k] - v
-            s += t * t
-        elif v > B[nd, D + k]:
-            t = v - B[nd, D + k]
-            s += t * t
-    return s
-
-
-# ---------------------------------------------------------------- candidate tournament
-
-@njit(**_JIT)
-def _tour_less(tk, ti, a, b):
-    """Is entry a's pair key smaller than entry b's? (ties: False)"""
-    if tk[a, 0] != tk[b, 0]:
-        return tk[a, 0] < tk[b, 0]
-    if tk[a, 1] != tk[b, 1]:
-        return tk[a, 1] < tk[b, 1]
-    if ti[a, 1] != ti[b, 1]:
-        return ti[a, 1] < ti[b, 1]
-    return ti[a, 2] < ti[b, 2]
-
-
-@njit(**_JIT)
-def _tour_pull(tk, ti, pos):
-    a = 2 * pos
-    if _tour_less(tk, ti, a + 1, a):
-        a += 1
-    tk[pos, 0] = tk[a, 0]
-    tk[pos, 1] = tk[a, 1]
-    ti[pos, 0] = ti[a, 0]
-    ti[pos, 1] = ti[a, 1]
-    ti[pos, 2] = ti[a, 2]
-
-
-@njit(**_JIT)
-def _tour_leaf(tk, ti, size, s, n, I, F):
-    pos = size + s
-    if s < n and I[s, ALIVE] == 1 and I[s, NN] >= 0:
-        tk[pos, 0] = F[s, CQ]
-        tk[pos, 1] = F[s, NND2]
-        ti[pos, 0] = s
-        ti[pos, 1] = I[s, CLO]
-        ti[pos, 2] = I[s, CHI]
-    elif s < n and I[s, ALIVE] == 1 and I[s, NN] == LAZY:
-        # a lower bound wp_s * rho^2 on the pairs this slot answers for; it sorts before
-        # real pairs of equal d_ij, so it is resumed before any pair it could beat is merged
-        tk[pos, 0] = F[s, CQ]
-        tk[pos, 1] = -1.0
-        ti[pos, 0] = s
-        ti[pos, 1] = -1
-        ti[pos, 2] = -1
-    else:  # no candidate: sorts after every real pair (real dist2 values are finite)
-        tk[pos, 0] = INF
-        tk[pos, 1] = INF
-        ti[pos, 0] = -1
-        ti[pos, 1] = BIG
-        ti[pos, 2] = BIG
-
-
-@njit(**_JIT)
-def tour_update(tk, ti, size, s, I, F):
-    """Re-enter slot s's candidate; entry 1 holds the smallest pair key."""
-    _tour_leaf(tk, ti, size, s, I.shape[0], I, F)
-    pos = (size + s) >> 1
-    while pos >= 1:
-        _tour_pull(tk, ti, pos)
-        pos >>= 1
-
-
-@njit(**_JIT)
-def tour_build(tk, ti, size, I, F):
-    for s in range(size):
-        _tour_leaf(tk, ti, size, s, I.shape[0], I, F)
-    for pos in range(size - 1, 0, -1):
-        _tour_pull(tk, ti, pos)
-
-
-# ---------------------------------------------------------------- cached neighbours
-
-@njit(**_JIT)
-def set_nn(i, j, d2, I, F):
-    """Point slot i's cached neighbour at slot j (NONE: d2 = R^2; LAZY: d2 = rho^2)."""
-    old = I[i, NN]
-    if old >= 0:  # unlink from old's back-pointer list
-        nx = I[i, RNEXT]
-        pv = I[i, RPREV]
-        if pv >= 0:
-            I[pv, RNEXT] = nx
-        else:
-            I[old, RHEAD] = nx
-        if nx >= 0:
-            I[nx, RPREV] = pv
-    I[i, NN] = j
-    if j >= 0:
-        h = I[j, RHEAD]
-        I[i, RNEXT] = h
-        I[i, RPREV] = -1
-        if h >= 0:
-            I[h, RPREV] = i
-        I[j, RHEAD] = i
-        F[i, CQ] = min(F[i, WP], F[j, WP]) * d2
-        I[i, CLO] = min(I[i, OID], I[j, OID])
-        I[i, CHI] = max(I[i, OID], I[j, OID])
-    elif j == LAZY:
-        F[i, CQ] = F[i, WP] * d2
-    F[i, NND2] = d2
-
-
-@njit(**_JIT)
-def accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2):
-    """dist2 of j if it beats the current best (bd, best_oid; -1: none) as i's neighbour,
-    else -1. Nearer than sqrt(skip2) nothing is eligible (known already)."""
-    d2 = dist2_thr(x, xh, h, i, j, bd)
-    better = (d2 < bd or (d2 == bd and I[j, OID] < best_oid)) and d2 >= skip2
-    return d2 if better and eligible(ev, use_cos, cos_cut, i, j) else -1.0
-
-
-# ---------------------------------------------------------------- brute-force back end
-
-@njit(**_JIT)
-def brute_nn(i, x, xh, h, ev, use_cos, cos_cut, R2, I, alist, na):
-    best = I[i, NN] * 0 - 1  # an int64 variable, not a literal: one compiled signature
-    best_oid = best
-    bd = R2
-    for a in range(na):
-        j = alist[a]
-        if j != i:
-            d2 = accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, -1.0)
-            if d2 >= 0.0:
-                best = j
-                best_oid = I[j, OID]
-                bd = d2
-    return best, bd
-
-
-@njit(**_JIT)
-def brute_init(x, xh, h, ev, use_cos, cos_cut, R2, I, best, bd):
-    """Every slot's nearest eligible neighbour, visiting each pair once."""
-    n = x.shape[0]
-    for i in range(n):
-        best[i] = -1
-        bd[i] = R2
-    for i in range(n):
-        for j in range(i + 1, n):
-            thr = max(bd[i], bd[j])
-            d2 = dist2_thr(x, xh, h, i, j, thr)
-            ci = d2 < bd[i] or (d2 == bd[i] and best[i] >= 0 and I[j, OID] < I[best[i], OID])
-            cj = d2 < bd[j] or (d2 == bd[j] and best[j] >= 0 and I[i, OID] < I[best[j], OID])
-            if (ci or cj) and eligible(ev, use_cos, cos_cut, i, j):
-                if ci:
-                    best[i] = j
-                    bd[i] = d2
-                if cj:
-                    best[j] = i
-                    bd[j] = d2
-
-
-@njit(**_JIT)
-def brute_reverse(k, x, xh, h, ev, use_cos, cos_cut, I, F, tk, ti, size, alist, na):
-    for a in range(na):
-        r = alist[a]
-        if r != k:
-            thr = F[r, NND2]
-            d2 = dist2_thr(x, xh, h, r, k, thr)
-            if d2 < thr and eligible(ev, use_cos, cos_cut, r, k):
-                set_nn(r, k, d2, I, F)
-                tour_update(tk, ti, size, r, I, F)
-
-
-# ---------------------------------------------------------------- k-d tree back end
-
-@njit(**_JIT)
-def select(vals, n, kth):
-    """The kth smallest of vals[:n] (Hoare quickselect, reorders vals)."""
-    lo = 0
-    hi = n - 1
-    while hi > lo:
-        a = vals[lo]
-        b = vals[(lo + hi) // 2]
-        c = vals[hi]
-        pivot = max(min(a, b), min(max(a, b), c))
-        i = lo
-        j = hi
-        while i <= j:
-            while vals[i] < pivot:
-                i += 1
-            while vals[j] > pivot:
-                j -= 1
-            if i <= j:
-                t = vals[i]
-                vals[i] = vals[j]
-                vals[j] = t
-                i += 1
-                j -= 1
-        if kth <= j:
-            hi = j
-        elif kth >= i:
-            lo = i
-        else:
-            break
-    return vals[kth]
-
-
-@njit(**_JIT)
-def tree_build(x, leaf_size, I):
-    """Median-split bucket k-d tree over the rows of x, split at x[d] < v | x[d] >= v.
-
-    Returns the node tables T and FN, the bounding boxes B (lo | hi), the number of nodes,
-    the maximal depth and the leaf order ``perm``: leaf lists hold positions in ``perm``, so
-    the caller must move row perm[a] to slot a.
-    """
-    n = x.shape[0]
-    D = x.shape[1]
-    cap = 2 * n + 1  # every split leaves both sides non-empty
-    T = np.full((cap, N_TCOLS), -1, dtype=np.int64)
-    FN = np.zeros((cap, 2))
-    B = np.empty((cap, 2 * D))
-    perm = np.arange(n)
-    vals = np.empty(n)
-    st = np.empty((n + 64, 4), dtype=np.int64)  # node, start, end, depth
-    st[0, 0] = 0
-    st[0, 1] = 0
-    st[0, 2] = n
-    st[0, 3] = 0
-    sp = 1
-    nodes = 1
-    depth = 0
-    while sp > 0:
-        sp -= 1
-        nd, s, e, dep = st[sp, 0], st[sp, 1], st[sp, 2], st[sp, 3]
-        depth = max(depth, dep)
-        T[nd, CNT] = e - s
-        dim = -1
-        spread = 0.0
-        for k in range(D):  # bounding box; split the widest side
-            mn = INF
-            mx = -INF
-            for a in range(s, e):
-                v = x[perm[a], k]
-                mn = min(mn, v)
-                mx = max(mx, v)
-            B[nd, k] = mn
-            B[nd, D + k] = mx
-            if mx - mn > spread:
-                spread = mx - mn
-                dim = k
-        if e - s <= leaf_size or dim < 0:  # leaf; slots are positions in perm
-            T[nd, HEAD] = s
-            for a in range(s, e):
-                I[a, LEAF] = nd
-                I[a, LPREV] = a - 1 if a > s else -1
-                I[a, LNEXT] = a + 1 if a + 1 < e else -1
-            continue
-        for a in range(s, e):
-            vals[a - s] = x[perm[a], dim]
-        v = select(vals, e - s, (e - s) // 2)
-        if v == B[nd, dim]:  # the lower half ties with the minimum: split just above it
-            nxt = INF
-            for a in range(s, e):
-                t = x[perm[a], dim]
-                if t > v and t < nxt:
-                    nxt = t
-            v = nxt
-        b = s
-        for a in range(s, e):
-            if x[perm[a], dim] < v:
-                perm[a], perm[b] = perm[b], perm[a]
-                b += 1
-        left = nodes
-        nodes += 2
-        T[nd, LEFT] = left
-        T[nd, RIGHT] = left + 1
-        T[nd, SDIM] = dim
-        T[left, PARENT] = nd
-        T[left + 1, PARENT] = nd
-        FN[nd, SVAL] = v
-        st[sp, 0], st[sp, 1], st[sp, 2], st[sp, 3] = left + 1, b, e, dep + 1
-        st[sp + 1, 0], st[sp + 1, 1], st[sp + 1, 2], st[sp + 1, 3] = left, s, b, dep + 1
-        sp += 2
-    return T[:nodes].copy(), FN[:nodes].copy(), B[:nodes].copy(), nodes, depth, perm
-
-
-@njit(**_JIT)
-def permute_rows(a, perm):
-    """In place: row s becomes old row perm[s] (cycle by cycle, one spare row)."""
-    n, m = a.shape
-    if m == 0:
-        return
-    done = np.zeros(n, dtype=np.bool_)
-    tmp = np.empty((1, m))
-    for start in range(n):
-        if done[start]:
-            continue
-        copy_row(tmp, 0, a, start)
-        j = start
-        while True:
-            done[j] = True
-            src = perm[j]
-            if src == start:
-                copy_row(a, j, tmp, 0)
-                break
-            copy_row(a, j, a, src)
-            j = src
-
-
-@njit(**_JIT)
-def tree_insert(sl, x, I, T, FN, B):
-    D = x.shape[1]
-    nd = 0
-    while True:
-        T[nd, CNT] += 1
-        for k in range(D):
-            B[nd, k] = min(B[nd, k], x[sl, k])
-            B[nd, D + k] = max(B[nd, D + k], x[sl, k])
-        if T[nd, LEFT] < 0:
-            break
-        nd = T[nd, LEFT] if x[sl, T[nd, SDIM]] < FN[nd, SVAL] else T[nd, RIGHT]
-    h = T[nd, HEAD]
-    I[sl, LNEXT] = h
-    I[sl, LPREV] = -1
-    if h >= 0:
-        I[h, LPREV] = sl
-    T[nd, HEAD] = sl
-    I[sl, LEAF] = nd
-
-
-@njit(**_JIT)
-def tree_delete(sl, x, I, T, B):
-    """Unlink slot sl; shrink the bounding boxes up the path while they change."""
-    D = x.shape[1]
-    nd = I[sl, LEAF]
-    nx = I[sl, LNEXT]
-    pv = I[sl, LPREV]
-    if pv >= 0:
-        I[pv, LNEXT] = nx
-    else:
-        T[nd, HEAD] = nx
-    if nx >= 0:
-        I[nx, LPREV] = pv
-    for k in range(D):
-        B[nd, k] = INF
-        B[nd, D + k] = -INF
-    j = T[nd, HEAD]
-    while j >= 0:
-        for k in range(D):
-            B[nd, k] = min(B[nd, k], x[j, k])
-            B[nd, D + k] = max(B[nd, D + k], x[j, k])
-        j = I[j, LNEXT]
-    T[nd, CNT] -= 1
-    changed = True
-    nd = T[nd, PARENT]
-    while nd >= 0:
-        T[nd, CNT] -= 1
-        if changed:
-            a = T[nd, LEFT]
-            b = T[nd, RIGHT]
-            changed = False
-            for k in range(2 * D):
-                v = min(B[a, k], B[b, k]) if k < D else max(B[a, k], B[b, k])
-                if v != B[nd, k]:
-                    changed = True
-                    B[nd, k] = v
-        nd = T[nd, PARENT]
-
-
-@njit(**_JIT)
-def rev_radius(F, s):
-    """Reverse radius^2 of slot s: the reverse query must reach it within this."""
-    return max(F[s, NND2], F[s, CRR])
-
-
-@njit(**_JIT)
-def bump_maxr(T, FN, nd, v):
-    """Make every ancestor's reverse-radius bound at least v (bounds only ever over-cover)."""
-    while nd >= 0 and FN[nd, MAXR] < v:
-        FN[nd, MAXR] = v
-        nd = T[nd, PARENT]
-
-
-@njit(**_JIT)
-def tree_tighten_all(I, F, T, FN, nodes):
-    """Exact bounds, children before parents (children have larger ids)."""
-    for nd in range(nodes - 1, -1, -1):
-        if T[nd, LEFT] < 0:
-            m = -1.0
-            j = T[nd, HEAD]
-            while j >= 0:
-                m = max(m, rev_radius(F, j))
-                j = I[j, LNEXT]
-            FN[nd, MAXR] = m
-        else:
-            FN[nd, MAXR] = max(FN[T[nd, LEFT], MAXR], FN[T[nd, RIGHT], MAXR])
-
-
-@njit(**_JIT)
-def _push2(st_nd, st_lb, sp, x, i, B, a, b):
-    """Push children a and b with their bounds, the nearer one on top."""
-    la = box_lb(x, i, B, a)
-    lb = box_lb(x, i, B, b)
-    if la > lb:
-        a, b, la, lb = b, a, lb, la
-    st_nd[sp] = b
-    st_lb[sp] = lb
-    st_nd[sp + 1] = a
-    st_lb[sp + 1] = la
-    return sp + 2
-
-
-@njit(**_JIT)
-def _heap_push(hn, hl, size, nd, lb):
-    pos = size
-    while pos > 0:
-        par = (pos - 1) >> 1
-        if hl[par] <= lb:
-            break
-        hn[pos] = hn[par]
-        hl[pos] = hl[par]
-        pos = par
-    hn[pos] = nd
-    hl[pos] = lb
-    return size + 1
-
-
-@njit(**_JIT)
-def _heap_pop(hn, hl, size):
-    """Drop the top entry; returns the new size."""
-    size -= 1
-    nd = hn[size]
-    lb = hl[size]
-    pos = 0
-    while True:
-        c = 2 * pos + 1
-        if c >= size:
-            break
-        if c + 1 < size and hl[c + 1] < hl[c]:
-            c += 1
-        if hl[c] >= lb:
-            break
-        hn[pos] = hn[c]
-        hl[pos] = hl[c]
-        pos = c
-    if size > 0:
-        hn[pos] = nd
-        hl[pos] = lb
-    return size
-
-
-@njit(**_JIT)
-def tree_nn(i, x, ev, use_cos, cos_cut, R2, I, T, B, hn, hl, budget, skip2):
-    """Nearest eligible neighbour of slot i by (dist2, id), and how many points it read.
-
-    Best-first: nodes come off a heap in order of their lower bound. With nothing eligible
-    found after reading ``budget`` points it stops and returns (LAZY, rho^2), rho^2 being
-    the smallest bound left: nothing nearer is eligible. Points nearer than sqrt(skip2) are
-    known to be ineligible (a resumed lazy search) and are not checked again.
-    """
-    best = I[i, NN] * 0 - 1
-    best_oid = best
-    bd = R2
-    D = x.shape[1]
-    scanned = 0
-    size = _heap_push(hn, hl, 0, 0, 0.0)
-    while size > 0:
-        nd = hn[0]
-        if hl[0] > bd or (best_oid < 0 and hl[0] >= bd):
-            break
-        size = _heap_pop(hn, hl, size)
-        if T[nd, LEFT] >= 0:
-            for c in range(T[nd, LEFT], T[nd, LEFT] + 2):  # siblings are adjacent
-                if T[c, CNT] > 0:
-                    lb = box_lb(x, i, B, c)
-                    if lb < bd or (lb == bd and best_oid >= 0):
-                        size = _heap_push(hn, hl, size, c, lb)
-            continue
-        j = T[nd, HEAD]
-        while j >= 0:
-            if j != i:
-                scanned += 1
-                d2 = accept(x, x, D, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2)
-                if d2 >= 0.0:
-                    best = j
-                    best_oid = I[j, OID]
-                    bd = d2
-            j = I[j, LNEXT]
-        if best_oid < 0 and scanned >= budget and size > 0 and hl[0] < R2:
-            return best * 0 + LAZY, hl[0], scanned
-    return best, bd, scanned
-
-
-# ---------------------------------------------------------------- neighbour caches
-# A cache c (rows of CI = [owner, count, slots...], CF = [r2, mc, centre x..., centre e...])
-# promises: every alive slot not in its list either has dist2 >= r2 from the centre x, or a
-# cosine <= mc < cos_cut - COS_SLACK with the centre e (the owner's embedding at fill time;
-# mc = -2 without a cut). While the owner has moved by dx and its embedding by de, slots off
-# the list are farther than r - dx or have cosine <= mc + de with it: ineligible. New objects
-# within the owner's reverse radius CRR >= ((r + dx)(1 + EPS))^2 join the list (reverse query).
-
-@njit(**_JIT)
-def cache_free(c, CI, I, F):
-    o = CI[c, 0]
-    if o >= 0:
-        I[o, CID] = -1
-        F[o, CRR] = 0.0
-    CI[c, 0] = -1
-    CI[c, 1] = 0
-
-
-@njit(**_JIT)
-def cache_add(c, k, CI, I, F):
-    cnt = CI[c, 1]
-    for a in range(cnt):
-        if CI[c, 2 + a] == k:
-            return
-    if cnt == CI.shape[1] - 2:  # full: the promise cannot be kept, drop the cache
-        cache_free(c, CI, I, F)
-    else:
-        CI[c, 2 + cnt] = k
-        CI[c, 1] = cnt + 1
-
-
-@njit(**_JIT)
-def tree_fill(i, c, x, ev, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF, cd):
-    """Cache c := the nearest alive slots to slot i within R2x that are not clearly
-    ineligible (cosine >= cos_cut - COS_SLACK); the others seen nearer go into mc."""
-    K = CI.shape[1] - 2
-    D = x.shape[1]
-    cnt = 0
-    bound = R2x
-    mc = -2.0
-    st_nd[0] = 0
-    st_lb[0] = 0.0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        nd = st_nd[sp]
-        if T[nd, CNT] == 0 or st_lb[sp] >= bound:
-            continue
-        if T[nd, LEFT] >= 0:
-            sp = _push2(st_nd, st_lb, sp, x, i, B, T[nd, LEFT], T[nd, RIGHT])
-            continue
-        j = T[nd, HEAD]
-        while j >= 0:
-            if j != i:
-                d2 = dist2_thr(x, x, D, i, j, bound)
-                if d2 < bound and use_cos:
-                    cs = cos_bounds(ev, i, j)[1]  # an upper bound is all the promise needs
-                    if cs < cos_cut - COS_SLACK:
-                        mc = max(mc, cs)
-                        d2 = INF
-                if d2 < bound:  # insertion into the sorted list, dropping the last if full
-                    pos = cnt if cnt < K else K - 1
-                    while pos > 0 and cd[pos - 1] > d2:
-                        cd[pos] = cd[pos - 1]
-                        CI[c, 2 + pos] = CI[c, 1 + pos]
-                        pos -= 1
-                    cd[pos] = d2
-                    CI[c, 2 + pos] = j
-                    cnt = min(cnt + 1, K)
-                    if cnt == K:
-                        bound = cd[K - 1]
-            j = I[j, LNEXT]
-    CI[c, 1] = cnt
-    CF[c, 0] = bound
-    CF[c, 1] = mc
-    for k in range(D):
-        CF[c, 2 + k] = x[i, k]
-    e = ev[0]
-    for k in range(e.shape[1]):
-        CF[c, 2 + D + k] = e[i, k]
-
-
-@njit(**_JIT)
-def cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
-    """(ok, neighbour, dist2) for slot i from its cache; ok is False when the cache cannot
-    prove the answer. Also refreshes the owner's reverse radius."""
-    D = x.shape[1]
-    d2c = 0.0
-    for k in range(D):
-        t = x[i, k] - CF[c, 2 + k]
-        d2c += t * t
-    delta = math.sqrt(d2c)
-    rc = math.sqrt(CF[c, 0])
-    rr = (rc + delta) * (1.0 + EPS)
-    F[i, CRR] = rr * rr * (1.0 + EPS)
-    if use_cos:  # slots left off for their cosine must still be clearly ineligible
-        e = ev[0]
-        de2 = 0.0
-        for k in range(e.shape[1]):
-            t = e[i, k] - CF[c, 2 + D + k]
-            de2 += t * t
-        if CF[c, 1] + math.sqrt(de2) * (1.0 + EPS) + EPS >= cos_cut:
-            return False, I[i, NN] * 0 + NONE, R2
-    lim = rc * (1.0 - EPS) - delta * (1.0 + EPS)  # slots off the list are at least this far
-    m = 0
-    for a in range(CI[c, 1]):
-        j = CI[c, 2 + a]
-        if j != i and I[j, ALIVE] == 1:
-            d2 = dist2_thr(x, x, D, i, j, R2)
-            if d2 < R2:
-                cd[m] = d2
-                cj[m] = j
-                m += 1
-    while m > 0:  # candidates in (dist2, id) order; the first eligible one wins
-        b = 0
-        for a in range(1, m):
-            if cd[a] < cd[b] or (cd[a] == cd[b] and I[cj[a], OID] < I[cj[b], OID]):
-                b = a
-        j = cj[b]
-        d2 = cd[b]
-        if eligible(ev, use_cos, cos_cut, i, j):
-            return math.sqrt(d2) * (1.0 + EPS) < lim, j, d2
-        m -= 1
-        cd[b] = cd[m]
-        cj[b] = cj[m]
-    if math.sqrt(R2) * (1.0 + EPS) <= lim:
-        return True, I[i, NN] * 0 + NONE, R2
-    rho2 = lim * lim * (1.0 - EPS)  # nothing eligible nearer: a lazy answer
-    return lim > 0.0, I[i, NN] * 0 + LAZY, rho2
-
-
-@njit(**_JIT)
-def tree_forward(i, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb, CI, CF, clk, cd, cj,
-                 cache_scan, resume):
-    """Nearest eligible neighbour of slot i: from its cache when that proves it, else by
-    a tree search (after which a slot whose search was expensive gets a cache). ``resume``
-    continues a lazy search with four times the budget, without the cache."""
-    c = I[i, CID]
-    skip2 = -1.0
-    if resume:
-        I[i, BUDGET] = 4 * max(I[i, BUDGET], 1)
-        skip2 = F[i, NND2]
-        c = -1
-    elif c >= 0:
-        ok, b, bd = cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj)
-        if ok:
-            return b, bd
-    elif I[i, SCAN] > cache_scan and not resume:
-        c = clk[0]
-        clk[0] = (c + 1) % CI.shape[0]
-        cache_free(c, CI, I, F)
-        CI[c, 0] = i
-        I[i, CID] = c
-    if c >= 0 and not resume:
-        tree_fill(i, c, x, ev, use_cos, cos_cut, R2 * FILL_EXT, I, T, B, st_nd, st_lb, CI, CF,
-                  cd)
-        ok, b, bd = cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj)
-        if ok:
-            return b, bd
-        cache_free(c, CI, I, F)
-    b, bd, scanned = tree_nn(i, x, ev, use_cos, cos_cut, R2, I, T, B, st_nd, st_lb,
-                             I[i, BUDGET], skip2)
-    I[i, SCAN] = scanned
-    return b, bd
-
-
-@njit(**_JIT)
-def tree_reverse(k, x, ev, use_cos, cos_cut, I, F, tk, ti, size, T, FN, B, st_nd, st_fl, CI):
-    """Point every slot r with dist2(r, k) < its cached distance (and eligible) at k, and
-    add k to the caches it enters. Tightens the bounds of visited nodes on the way up."""
-    D = x.shape[1]
-    st_nd[0] = 0
-    st_fl[0] = 0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        nd = st_nd[sp]
-        if st_fl[sp] == 1:
-            FN[nd, MAXR] = max(FN[T[nd, LEFT], MAXR], FN[T[nd, RIGHT], MAXR])
-            continue
-        # (an empty node keeps its bound: bump_maxr relies on parents >= children)
-        if T[nd, CNT] == 0 or box_lb(x, k, B, nd) >= FN[nd, MAXR]:
-            continue
-        if T[nd, LEFT] >= 0:
-            st_nd[sp], st_fl[sp] = nd, 1
-            st_nd[sp + 1], st_fl[sp + 1] = T[nd, LEFT], 0
-            st_nd[sp + 2], st_fl[sp + 2] = T[nd, RIGHT], 0
-            sp += 3
-            continue
-        m = -1.0
-        r = T[nd, HEAD]
-        while r >= 0:
-            if r != k:
-                nn2 = F[r, NND2]
-                crr = F[r, CRR]
-                d2 = dist2_thr(x, x, D, r, k, max(nn2, crr))
-                if d2 < nn2 and eligible(ev, use_cos, cos_cut, r, k):
-                    set_nn(r, k, d2, I, F)
-                    tour_update(tk, ti, size, r, I, F)
-                if d2 < crr and I[r, CID] >= 0:
-                    cache_add(I[r, CID], k, CI, I, F)
-            m = max(m, rev_radius(F, r))
-            r = I[r, LNEXT]
-        FN[nd, MAXR] = m
+from memmaint.clustering.genkt import (
+    _kernels_brute,
+    _kernels_caches,
+    _kernels_common,
+    _kernels_tree,
+)
+from memmaint.clustering.genkt._kernels_brute import (
+    brute_init,
+    brute_nn,
+    brute_reverse,
+)
+from memmaint.clustering.genkt._kernels_caches import (
+    cache_free,
+    tree_forward,
+    tree_reverse,
+)
+from memmaint.clustering.genkt._kernels_common import (
+    ALIVE,
+    APOS,
+    BUDGET,
+    CID,
+    CQ,
+    KERNELS,
+    LAZY,
+    LEAF,
+    N_FCOLS,
+    N_ICOLS,
+    N_TCOLS,
+    NN,
+    NND2,
+    NONE,
+    OID,
+    RHEAD,
+    RNEXT,
+    SCAN,
+    WP,
+    W,
+    copy_row,
+    kernel,
+    quantise,
+    set_nn,
+    tour_build,
+    tour_update,
+    wpow,
+)
+from memmaint.clustering.genkt._kernels_tree import (
+    bump_maxr,
+    permute_rows,
+    rev_radius,
+    tree_build,
+    tree_delete,
+    tree_insert,
+    tree_nn,
+    tree_tighten_all,
+)
+
+__all__ = ["cluster", "labels_from_history", "refresh_disk_cache", "replay"]
+
+log = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------- the clustering loop
 
-@njit(**_JIT)
+@kernel
 def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, wta, twop, new_id):
     """Write the merge of slots sa and sb into slot dst (one of them)."""
     e = ev[0]
@@ -916,7 +168,7 @@ def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, wta, twop, new_id):
     I[dst, OID] = new_id
 
 
-@njit(**_JIT)
+@kernel
 def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps):
     """Run the clustering (x and e are overwritten: slot storage).
 
@@ -1107,7 +359,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
 
 # ---------------------------------------------------------------- history utilities
 
-@njit(**_JIT)
+@kernel
 def labels_from_history(n, lo, hi, m):
     """Labels after the first m merges, numbered in order of first appearance."""
     parent = np.arange(n + m)
@@ -1129,7 +381,7 @@ def labels_from_history(n, lo, hi, m):
     return labels
 
 
-@njit(**_JIT)
+@kernel
 def replay(x, e, w, lo, hi, m, wta, twop):
     """Slots alive after the first m merges and all slot weights (x, e overwritten)."""
     n = x.shape[0]
@@ -1158,3 +410,52 @@ def replay(x, e, w, lo, hi, m, wta, twop):
             keep[a] = s
             a += 1
     return keep, ws
+
+
+# ---------------------------------------------------------------- the disk cache
+
+_STAMP = "genkt_kernels.sources"
+
+
+def sources_digest() -> str:
+    """sha256 of the five kernel files (any change to any of them changes it)."""
+    h = hashlib.sha256()
+    for module in (_kernels_common, _kernels_brute, _kernels_tree, _kernels_caches,
+                   sys.modules[__name__]):
+        h.update(Path(str(module.__file__)).read_bytes())
+    return h.hexdigest()
+
+
+def refresh_disk_cache(kernels: Sequence[Any], digest: str) -> bool:
+    """Drop the on-disk cache of every kernel in ``kernels`` unless the stamp file next to
+    it says it was written from sources with this ``digest``; then write the stamp.
+
+    Returns whether the caches were dropped. Without a cache (``NUMBA_DISABLE_JIT``) or in a
+    read-only cache folder nothing happens (numba's own per-file check still applies).
+    """
+    caches = [c for c in (getattr(k, "_cache", None) for k in kernels)
+              if c is not None and hasattr(c, "flush") and hasattr(c, "cache_path")]
+    if not caches:
+        return False
+    stamp = Path(caches[0].cache_path) / _STAMP
+    try:
+        if stamp.read_text(encoding="ascii") == digest:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    try:
+        for cache in caches:
+            cache.flush()  # an empty index: every signature recompiles once, then is cached
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        tmp = stamp.with_name(f"{_STAMP}.{os.getpid()}.tmp")
+        tmp.write_text(digest, encoding="ascii")
+        os.replace(tmp, stamp)
+    except OSError as exc:
+        log.debug("genkt kernels: cannot refresh the numba cache in %s: %s",
+                  stamp.parent, exc)
+        return False
+    log.debug("genkt kernels: sources changed, dropped the numba cache in %s", stamp.parent)
+    return True
+
+
+refresh_disk_cache(KERNELS, sources_digest())

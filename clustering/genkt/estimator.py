@@ -69,13 +69,21 @@ of it.
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils._param_validation import StrOptions
 
-from memmaint.maintenance.core.errors import InputError, UserError
+from memmaint.clustering._estimators import (
+    InvalidParameter,
+    constraint_problems,
+    parameter_constraints,
+    validate_params,
+)
+from memmaint.maintenance.core.config import GenKTConfig
+from memmaint.maintenance.core.errors import InputError
 
 __all__ = [
     "STRATEGIES",
@@ -90,7 +98,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 STRATEGIES = ("auto", "reference", "nn", "tree")
-_RECOMBINATIONS = ("weighted", "wta")
+# p, R, cos_cut and recombination are declared once, in GenKTConfig: defaults and
+# constraints come from there (the config loader checks TOML values with the same ones)
+_DEFAULTS = GenKTConfig()
+_DEFINITION_CONSTRAINTS = parameter_constraints(GenKTConfig, exclude=("use_weights",))
 _W_FLOOR = 1e-6
 _TREE_MAX_DIM = 5  # above this the k-d tree prunes poorly: auto picks brute-force nn
 # speed knobs of the kernels (never change results; tests shrink them to reach every path):
@@ -107,8 +118,9 @@ def _tune() -> np.ndarray:
                      t["cache_scan"], t["budget"]], dtype=np.int64)
 
 
-class InvalidDefinition(UserError, ValueError):
-    """A GenKT parameter is out of range (also a ``ValueError`` for scikit-learn)."""
+class InvalidDefinition(InvalidParameter):
+    """A GenKT parameter is out of range (a ``UserError``, and a ``ValueError`` for
+    scikit-learn)."""
 
 
 class GenKTInputError(InputError, ValueError):
@@ -121,24 +133,22 @@ _ALGO_NAMES = {0.0: "Cambridge/Aachen", 1.0: "kt", -1.0: "anti-kt"}
 @dataclass(frozen=True)
 class GenKTDefinition:
     """What to cluster with (FastJet's JetDefinition): exponent p, radius R, cosine cut and
-    recombination scheme. Validated on construction."""
+    recombination scheme. Validated on construction.
 
-    p: float = -1.0
-    R: float = 1.2
-    cos_cut: float = 0.0
-    recombination: str = "weighted"
+    Defaults and allowed values are those of
+    :class:`~memmaint.maintenance.core.config.GenKTConfig` (p in [-50, 50], R > 0 and finite,
+    cos_cut in [-1, 1]), so a definition the config accepts is always valid.
+    """
+
+    p: float = _DEFAULTS.p
+    R: float = _DEFAULTS.R
+    cos_cut: float = _DEFAULTS.cos_cut
+    recombination: str = _DEFAULTS.recombination
 
     def __post_init__(self) -> None:
-        problems = []
-        if not _is_real(self.p) or not math.isfinite(self.p) or abs(self.p) > 50:
-            problems.append(f"p must be a finite number with |p| <= 50, got {self.p!r}")
-        if not _is_real(self.R) or not (math.isfinite(self.R) and self.R > 0):
-            problems.append(f"R must be a positive finite number, got {self.R!r}")
-        if not _is_real(self.cos_cut) or not (-1.0 <= self.cos_cut <= 1.0):
-            problems.append(f"cos_cut must be in [-1, 1], got {self.cos_cut!r}")
-        if self.recombination not in _RECOMBINATIONS:
-            problems.append(
-                f"recombination must be one of {_RECOMBINATIONS}, got {self.recombination!r}")
+        problems = constraint_problems(_DEFINITION_CONSTRAINTS, {
+            "p": self.p, "R": self.R, "cos_cut": self.cos_cut,
+            "recombination": self.recombination})
         if problems:
             raise InvalidDefinition("GenKT definition: " + "; ".join(problems))
 
@@ -334,14 +344,20 @@ def genkt_cluster(X, embeddings=None, weights=None,
 class GenKT(ClusterMixin, BaseEstimator):
     """Generalised-kt clustering as a scikit-learn estimator.
 
-    Parameters are those of :class:`GenKTDefinition` plus ``strategy``. ``fit`` takes
+    Parameters are those of :class:`GenKTDefinition` plus ``strategy``; their defaults and
+    constraints are :class:`~memmaint.maintenance.core.config.GenKTConfig`'s. ``fit`` takes
     ``sample_weight`` (importances) and ``embeddings`` (for the cosine cut, skipped when
     absent). After fitting: ``labels_`` (every sample >= 0), ``n_clusters_`` and
     ``sequence_`` (the :class:`ClusterSequence`, e.g. ``sequence_.labels(R_cut=0.8)``).
     """
 
-    def __init__(self, p=-1.0, R=1.2, cos_cut=0.0, recombination="weighted",
-                 strategy="auto"):
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_DEFINITION_CONSTRAINTS,
+        "strategy": [StrOptions(set(STRATEGIES))],
+    }
+
+    def __init__(self, p=_DEFAULTS.p, R=_DEFAULTS.R, cos_cut=_DEFAULTS.cos_cut,
+                 recombination=_DEFAULTS.recombination, strategy="auto"):
         self.p = p
         self.R = R
         self.cos_cut = cos_cut
@@ -351,6 +367,7 @@ class GenKT(ClusterMixin, BaseEstimator):
     def fit(self, X, y=None, sample_weight=None, embeddings=None):
         from sklearn.utils.validation import _check_sample_weight, check_array, validate_data
 
+        validate_params(self)
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         definition = GenKTDefinition(p=self.p, R=self.R, cos_cut=self.cos_cut,
                                      recombination=self.recombination)

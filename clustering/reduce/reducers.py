@@ -21,18 +21,17 @@ Reducers are pluggable: :func:`register_reducer` adds a name to the registry tha
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from memmaint.maintenance.core.registry import REDUCERS
+from memmaint.maintenance.core.config import ReductionConfig
 from memmaint.maintenance.core.errors import ConfigError, InputError
-
-if TYPE_CHECKING:
-    from memmaint.maintenance.core.config import ReductionConfig
+from memmaint.maintenance.core.registry import REDUCERS
 
 __all__ = [
     "REDUCERS",
@@ -50,6 +49,11 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+# Reducer parameters that ReductionConfig declares take their defaults and allowed values
+# from it (its field metadata), so the config loader and the reducers agree.
+_DEFAULTS = ReductionConfig()
+_FIELDS = {f.name: f for f in dataclasses.fields(ReductionConfig)}
 
 # An axis whose standard deviation is below this fraction of the largest axis's is numerical
 # noise (e.g. the second PCA axis of two points, ~1e-17): it is set to 0 rather than blown up.
@@ -147,11 +151,19 @@ def _clamp_components(method: str, k: int, n: int, d: int) -> int:
     return k
 
 
+def _check_param(method: str, name: str, value: Any, field: str | None = None) -> None:
+    """:class:`ConfigError` unless ``value`` is allowed for ``ReductionConfig.<field>``
+    (``field`` defaults to ``name``): ``"umap: n_neighbors must be an integer >= 2, got 1"``."""
+    meta = _FIELDS[field or name].metadata
+    constraint, choices = meta.get("constraint"), meta.get("choices")
+    if constraint is not None and value not in constraint:
+        raise ConfigError(f"{method}: {name} must be {constraint.describe()}, got {value!r}")
+    if choices and value not in choices:
+        raise ConfigError(f"{method}: {name} {value!r} is not one of {', '.join(choices)}")
+
+
 def _check_components(method: str, n_components: int) -> int:
-    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)):
-        raise ConfigError(f"{method}: n_components must be an integer, got {n_components!r}")
-    if n_components < 1:
-        raise ConfigError(f"{method}: n_components must be at least 1, got {n_components}")
+    _check_param(method, "n_components", n_components)
     return int(n_components)
 
 
@@ -196,7 +208,8 @@ class NoneReducer:
 class PCAReducer:
     """Principal component analysis (scikit-learn), then z-scored per axis."""
 
-    def __init__(self, n_components: int = 2, seed: int | None = 0) -> None:
+    def __init__(self, n_components: int = _DEFAULTS.n_components,
+                 seed: int | None = _DEFAULTS.seed) -> None:
         self.n_components = _check_components("pca", n_components)
         self.seed = seed
         self.fallback_: str | None = None
@@ -220,21 +233,17 @@ class TSNEReducer:
     points the reducer falls back to PCA.
     """
 
-    _GRADIENTS = ("fft", "bh", "auto")
-
-    def __init__(self, n_components: int = 2, seed: int | None = 0, *,
-                 perplexity: float = 30.0, metric: str = "euclidean", gradient: str = "fft",
-                 n_iter: int = 500, early_exaggeration_iter: int = 250,
-                 n_jobs: int = 1) -> None:
+    def __init__(self, n_components: int = _DEFAULTS.n_components,
+                 seed: int | None = _DEFAULTS.seed, *,
+                 perplexity: float = _DEFAULTS.perplexity, metric: str = "euclidean",
+                 gradient: str = _DEFAULTS.tsne_gradient, n_iter: int = 500,
+                 early_exaggeration_iter: int = 250, n_jobs: int = 1) -> None:
         self.n_components = _check_components("tsne", n_components)
         if self.n_components > 3:
             raise ConfigError(f"tsne: n_components={self.n_components} is not supported "
                               "(openTSNE embeds in 1, 2 or 3 dimensions)")
-        if gradient not in self._GRADIENTS:
-            raise ConfigError(f"tsne: gradient {gradient!r} is not one of "
-                              f"{', '.join(self._GRADIENTS)}")
-        if not perplexity > 0:
-            raise ConfigError(f"tsne: perplexity must be positive, got {perplexity!r}")
+        _check_param("tsne", "gradient", gradient, "tsne_gradient")
+        _check_param("tsne", "perplexity", perplexity)
         self.seed = seed
         self.perplexity = float(perplexity)
         self.metric = metric
@@ -289,15 +298,14 @@ class UMAPReducer:
     spectral initialisation needs more points than components).
     """
 
-    def __init__(self, n_components: int = 2, seed: int | None = 0, *,
-                 n_neighbors: int = 15, min_dist: float = 0.1, metric: str = "cosine",
-                 n_jobs: int = 1, low_memory: bool = True, n_epochs: int | None = None,
-                 init: str = "spectral") -> None:
+    def __init__(self, n_components: int = _DEFAULTS.n_components,
+                 seed: int | None = _DEFAULTS.seed, *,
+                 n_neighbors: int = _DEFAULTS.n_neighbors, min_dist: float = _DEFAULTS.min_dist,
+                 metric: str = _DEFAULTS.metric, n_jobs: int = 1, low_memory: bool = True,
+                 n_epochs: int | None = None, init: str = "spectral") -> None:
         self.n_components = _check_components("umap", n_components)
-        if isinstance(n_neighbors, bool) or int(n_neighbors) != n_neighbors or n_neighbors < 2:
-            raise ConfigError(f"umap: n_neighbors must be an integer >= 2, got {n_neighbors!r}")
-        if not 0.0 <= min_dist <= 1.0:
-            raise ConfigError(f"umap: min_dist must be in [0, 1], got {min_dist!r}")
+        _check_param("umap", "n_neighbors", n_neighbors)
+        _check_param("umap", "min_dist", min_dist)
         self.seed = seed
         self.n_neighbors = int(n_neighbors)
         self.min_dist = float(min_dist)

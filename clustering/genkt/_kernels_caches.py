@@ -1,0 +1,262 @@
+"""Numba kernels for generalised-kt (private), part 4: the neighbour caches of growing
+clusters, and the ``tree`` back end's forward and reverse queries that use them. See
+:mod:`memmaint.clustering.genkt._kernels`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from memmaint.clustering.genkt._kernels_common import (
+    ALIVE,
+    BUDGET,
+    CID,
+    CNT,
+    COS_SLACK,
+    CRR,
+    EPS,
+    FILL_EXT,
+    HEAD,
+    INF,
+    LAZY,
+    LEFT,
+    LNEXT,
+    MAXR,
+    NN,
+    NND2,
+    NONE,
+    OID,
+    RIGHT,
+    SCAN,
+    box_lb,
+    cos_bounds,
+    dist2_thr,
+    eligible,
+    kernel,
+    set_nn,
+    tour_update,
+)
+from memmaint.clustering.genkt._kernels_tree import (
+    rev_radius,
+    tree_nn,
+)
+
+# A cache c (rows of CI = [owner, count, slots...], CF = [r2, mc, centre x..., centre e...])
+# promises: every alive slot not in its list either has dist2 >= r2 from the centre x, or a
+# cosine <= mc < cos_cut - COS_SLACK with the centre e (the owner's embedding at fill time;
+# mc = -2 without a cut). While the owner has moved by dx and its embedding by de, slots off
+# the list are farther than r - dx or have cosine <= mc + de with it: ineligible. New objects
+# within the owner's reverse radius CRR >= ((r + dx)(1 + EPS))^2 join the list (reverse query).
+
+@kernel
+def _push2(st_nd, st_lb, sp, x, i, B, a, b):
+    """Push children a and b with their bounds, the nearer one on top."""
+    la = box_lb(x, i, B, a)
+    lb = box_lb(x, i, B, b)
+    if la > lb:
+        a, b, la, lb = b, a, lb, la
+    st_nd[sp] = b
+    st_lb[sp] = lb
+    st_nd[sp + 1] = a
+    st_lb[sp + 1] = la
+    return sp + 2
+
+
+
+@kernel
+def cache_free(c, CI, I, F):
+    o = CI[c, 0]
+    if o >= 0:
+        I[o, CID] = -1
+        F[o, CRR] = 0.0
+    CI[c, 0] = -1
+    CI[c, 1] = 0
+
+
+@kernel
+def cache_add(c, k, CI, I, F):
+    cnt = CI[c, 1]
+    for a in range(cnt):
+        if CI[c, 2 + a] == k:
+            return
+    if cnt == CI.shape[1] - 2:  # full: the promise cannot be kept, drop the cache
+        cache_free(c, CI, I, F)
+    else:
+        CI[c, 2 + cnt] = k
+        CI[c, 1] = cnt + 1
+
+
+@kernel
+def tree_fill(i, c, x, ev, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF, cd):
+    """Cache c := the nearest alive slots to slot i within R2x that are not clearly
+    ineligible (cosine >= cos_cut - COS_SLACK); the others seen nearer go into mc."""
+    K = CI.shape[1] - 2
+    D = x.shape[1]
+    cnt = 0
+    bound = R2x
+    mc = -2.0
+    st_nd[0] = 0
+    st_lb[0] = 0.0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        nd = st_nd[sp]
+        if T[nd, CNT] == 0 or st_lb[sp] >= bound:
+            continue
+        if T[nd, LEFT] >= 0:
+            sp = _push2(st_nd, st_lb, sp, x, i, B, T[nd, LEFT], T[nd, RIGHT])
+            continue
+        j = T[nd, HEAD]
+        while j >= 0:
+            if j != i:
+                d2 = dist2_thr(x, x, D, i, j, bound)
+                if d2 < bound and use_cos:
+                    cs = cos_bounds(ev, i, j)[1]  # an upper bound is all the promise needs
+                    if cs < cos_cut - COS_SLACK:
+                        mc = max(mc, cs)
+                        d2 = INF
+                if d2 < bound:  # insertion into the sorted list, dropping the last if full
+                    pos = cnt if cnt < K else K - 1
+                    while pos > 0 and cd[pos - 1] > d2:
+                        cd[pos] = cd[pos - 1]
+                        CI[c, 2 + pos] = CI[c, 1 + pos]
+                        pos -= 1
+                    cd[pos] = d2
+                    CI[c, 2 + pos] = j
+                    cnt = min(cnt + 1, K)
+                    if cnt == K:
+                        bound = cd[K - 1]
+            j = I[j, LNEXT]
+    CI[c, 1] = cnt
+    CF[c, 0] = bound
+    CF[c, 1] = mc
+    for k in range(D):
+        CF[c, 2 + k] = x[i, k]
+    e = ev[0]
+    for k in range(e.shape[1]):
+        CF[c, 2 + D + k] = e[i, k]
+
+
+@kernel
+def cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
+    """(ok, neighbour, dist2) for slot i from its cache; ok is False when the cache cannot
+    prove the answer. Also refreshes the owner's reverse radius."""
+    D = x.shape[1]
+    d2c = 0.0
+    for k in range(D):
+        t = x[i, k] - CF[c, 2 + k]
+        d2c += t * t
+    delta = math.sqrt(d2c)
+    rc = math.sqrt(CF[c, 0])
+    rr = (rc + delta) * (1.0 + EPS)
+    F[i, CRR] = rr * rr * (1.0 + EPS)
+    if use_cos:  # slots left off for their cosine must still be clearly ineligible
+        e = ev[0]
+        de2 = 0.0
+        for k in range(e.shape[1]):
+            t = e[i, k] - CF[c, 2 + D + k]
+            de2 += t * t
+        if CF[c, 1] + math.sqrt(de2) * (1.0 + EPS) + EPS >= cos_cut:
+            return False, I[i, NN] * 0 + NONE, R2
+    lim = rc * (1.0 - EPS) - delta * (1.0 + EPS)  # slots off the list are at least this far
+    m = 0
+    for a in range(CI[c, 1]):
+        j = CI[c, 2 + a]
+        if j != i and I[j, ALIVE] == 1:
+            d2 = dist2_thr(x, x, D, i, j, R2)
+            if d2 < R2:
+                cd[m] = d2
+                cj[m] = j
+                m += 1
+    while m > 0:  # candidates in (dist2, id) order; the first eligible one wins
+        b = 0
+        for a in range(1, m):
+            if cd[a] < cd[b] or (cd[a] == cd[b] and I[cj[a], OID] < I[cj[b], OID]):
+                b = a
+        j = cj[b]
+        d2 = cd[b]
+        if eligible(ev, use_cos, cos_cut, i, j):
+            return math.sqrt(d2) * (1.0 + EPS) < lim, j, d2
+        m -= 1
+        cd[b] = cd[m]
+        cj[b] = cj[m]
+    if math.sqrt(R2) * (1.0 + EPS) <= lim:
+        return True, I[i, NN] * 0 + NONE, R2
+    rho2 = lim * lim * (1.0 - EPS)  # nothing eligible nearer: a lazy answer
+    return lim > 0.0, I[i, NN] * 0 + LAZY, rho2
+
+
+@kernel
+def tree_forward(i, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb, CI, CF, clk, cd, cj,
+                 cache_scan, resume):
+    """Nearest eligible neighbour of slot i: from its cache when that proves it, else by
+    a tree search (after which a slot whose search was expensive gets a cache). ``resume``
+    continues a lazy search with four times the budget, without the cache."""
+    c = I[i, CID]
+    skip2 = -1.0
+    if resume:
+        I[i, BUDGET] = 4 * max(I[i, BUDGET], 1)
+        skip2 = F[i, NND2]
+        c = -1
+    elif c >= 0:
+        ok, b, bd = cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj)
+        if ok:
+            return b, bd
+    elif I[i, SCAN] > cache_scan and not resume:
+        c = clk[0]
+        clk[0] = (c + 1) % CI.shape[0]
+        cache_free(c, CI, I, F)
+        CI[c, 0] = i
+        I[i, CID] = c
+    if c >= 0 and not resume:
+        tree_fill(i, c, x, ev, use_cos, cos_cut, R2 * FILL_EXT, I, T, B, st_nd, st_lb, CI, CF,
+                  cd)
+        ok, b, bd = cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj)
+        if ok:
+            return b, bd
+        cache_free(c, CI, I, F)
+    b, bd, scanned = tree_nn(i, x, ev, use_cos, cos_cut, R2, I, T, B, st_nd, st_lb,
+                             I[i, BUDGET], skip2)
+    I[i, SCAN] = scanned
+    return b, bd
+
+
+@kernel
+def tree_reverse(k, x, ev, use_cos, cos_cut, I, F, tk, ti, size, T, FN, B, st_nd, st_fl, CI):
+    """Point every slot r with dist2(r, k) < its cached distance (and eligible) at k, and
+    add k to the caches it enters. Tightens the bounds of visited nodes on the way up."""
+    D = x.shape[1]
+    st_nd[0] = 0
+    st_fl[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        nd = st_nd[sp]
+        if st_fl[sp] == 1:
+            FN[nd, MAXR] = max(FN[T[nd, LEFT], MAXR], FN[T[nd, RIGHT], MAXR])
+            continue
+        # (an empty node keeps its bound: bump_maxr relies on parents >= children)
+        if T[nd, CNT] == 0 or box_lb(x, k, B, nd) >= FN[nd, MAXR]:
+            continue
+        if T[nd, LEFT] >= 0:
+            st_nd[sp], st_fl[sp] = nd, 1
+            st_nd[sp + 1], st_fl[sp + 1] = T[nd, LEFT], 0
+            st_nd[sp + 2], st_fl[sp + 2] = T[nd, RIGHT], 0
+            sp += 3
+            continue
+        m = -1.0
+        r = T[nd, HEAD]
+        while r >= 0:
+            if r != k:
+                nn2 = F[r, NND2]
+                crr = F[r, CRR]
+                d2 = dist2_thr(x, x, D, r, k, max(nn2, crr))
+                if d2 < nn2 and eligible(ev, use_cos, cos_cut, r, k):
+                    set_nn(r, k, d2, I, F)
+                    tour_update(tk, ti, size, r, I, F)
+                if d2 < crr and I[r, CID] >= 0:
+                    cache_add(I[r, CID], k, CI, I, F)
+            m = max(m, rev_radius(F, r))
+            r = I[r, LNEXT]
+        FN[nd, MAXR] = m
+

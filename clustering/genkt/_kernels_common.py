@@ -1,0 +1,275 @@
+"""Numba kernels for generalised-kt (private), part 1: how kernels are compiled, the layout
+of the slot and node tables, the canonical arithmetic, the candidate tournament and the cached
+neighbours. The design, and why every strategy gives bit-identical results, is described in
+:mod:`memmaint.clustering.genkt._kernels`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+
+#: numba's decorator, typed once: its stubs have no overload for options given as ``**kwargs``
+#: and decorated functions are dispatchers, not the functions mypy sees
+njit: Callable[..., Any] = numba.njit
+_compile = njit(cache=True, nogil=True)
+
+#: every kernel defined so far (``_kernels`` keeps their disk cache consistent)
+KERNELS: list[Any] = []
+
+
+def kernel(fn: Callable[..., Any]) -> Any:
+    """Compile ``fn`` as a kernel: nopython mode, GIL released, cached on disk."""
+    dispatcher = _compile(fn)
+    KERNELS.append(dispatcher)
+    return dispatcher
+
+
+DBL_MAX = 1.7976931348623157e308
+INF = math.inf
+BIG = 2**62
+EPS = 1e-9  # relative safety margin of the cache proofs (rounding errors are ~1e-15)
+COS_SLACK = 0.1  # caches keep slots this close to the cut: the owner's embedding may drift
+FILL_EXT = 1.5625  # caches look (1.25 R)^2 far so they stay valid while their owner moves
+
+# columns of the int64 slot table I (n, .)
+OID, NN, RHEAD, RNEXT, RPREV, LNEXT, LPREV, LEAF, APOS, CLO, CHI, ALIVE, CID, SCAN, BUDGET = \
+    range(15)
+N_ICOLS = 15
+# NN >= 0: the cached neighbour's slot; NONE: no eligible neighbour within R; LAZY: none
+# within sqrt(NND2) < R (the search stopped at its budget), to be resumed only if needed
+NONE, LAZY = -1, -2
+# columns of the float64 slot table F (n, .): CRR is the cache's reverse radius^2 (0: none)
+W, WP, NND2, CQ, CRR = range(5)
+N_FCOLS = 5
+# columns of the int64 node table T (m, .) and the float node table FN (m, .)
+LEFT, RIGHT, PARENT, CNT, HEAD, SDIM = range(6)
+N_TCOLS = 6
+SVAL, MAXR = range(2)
+
+
+@kernel
+def wpow(w, twop):
+    """``w ** (2p)``, clamped to the largest finite double so products never become NaN."""
+    v = math.pow(w, twop)
+    return min(v, DBL_MAX)
+
+
+@kernel
+def dist2_thr(x, xh, h, i, j, thr):
+    """Squared distance, or a partial sum already larger than ``thr`` (then: rejected).
+
+    ``xh`` holds a contiguous copy of the first ``h`` coordinates; the order of summation
+    never changes.
+    """
+    s = 0.0
+    for k in range(h):  # no early exit in the prefix: branch-free is faster
+        t = xh[i, k] - xh[j, k]
+        s += t * t
+    if s > thr:
+        return s
+    for k in range(h, x.shape[1]):
+        t = x[i, k] - x[j, k]
+        s += t * t
+        if s > thr:
+            return s
+    return s
+
+
+@kernel
+def copy_row(a, dst, b, src):
+    for k in range(a.shape[1]):
+        a[dst, k] = b[src, k]
+
+
+@kernel
+def dot(e, i, j):
+    """Four interleaved sums (lane k % 4), then (s0 + s1) + (s2 + s3): fast and canonical."""
+    E = e.shape[1]
+    s0 = s1 = s2 = s3 = 0.0
+    k = 0
+    while k + 4 <= E:
+        s0 += e[i, k] * e[j, k]
+        s1 += e[i, k + 1] * e[j, k + 1]
+        s2 += e[i, k + 2] * e[j, k + 2]
+        s3 += e[i, k + 3] * e[j, k + 3]
+        k += 4
+    if k < E:
+        s0 += e[i, k] * e[j, k]
+    if k + 1 < E:
+        s1 += e[i, k + 1] * e[j, k + 1]
+    if k + 2 < E:
+        s2 += e[i, k + 2] * e[j, k + 2]
+    return (s0 + s1) + (s2 + s3)
+
+
+@kernel
+def quantise(ev, s):
+    """Row s's int8 sketch: codes round(127 e / max|e|) and the scale max|e| / 127."""
+    e, q, qs = ev
+    m = 0.0
+    for k in range(e.shape[1]):
+        m = max(m, abs(e[s, k]))
+    qs[s] = m / 127.0
+    for k in range(e.shape[1]):
+        q[s, k] = np.int8(round(e[s, k] / m * 127.0)) if m > 0 else np.int8(0)
+
+
+@kernel
+def cos_bounds(ev, i, j):
+    """(lower, upper) bounds on the cosine from the int8 sketches. Each code is within half a
+    step (m/254) of its value, so |e_i.e_j - sketch| <= (m_i + m_j) sqrt(E) / 254
+    + m_i m_j E / 254^2 for unit vectors (Cauchy-Schwarz), padded for rounding."""
+    q, qs = ev[1], ev[2]
+    E = q.shape[1]
+    acc = 0
+    for k in range(E):
+        acc += np.int32(q[i, k]) * np.int32(q[j, k])
+    mi = qs[i] * 127.0
+    mj = qs[j] * 127.0
+    approx = acc * qs[i] * qs[j]
+    err = ((mi + mj) * math.sqrt(E) / 254.0 + mi * mj * E / 64516.0) * (1.0 + 1e-6) + 1e-9
+    return approx - err, approx + err
+
+
+@kernel
+def eligible(ev, use_cos, cos_cut, i, j):
+    """cos(e_i, e_j) >= cos_cut, the canonical dot product deciding only near the cut."""
+    if not use_cos:
+        return True
+    lo, hi = cos_bounds(ev, i, j)
+    if hi < cos_cut:
+        return False
+    if lo >= cos_cut:
+        return True
+    return dot(ev[0], i, j) >= cos_cut
+
+
+@kernel
+def box_lb(x, i, B, nd):
+    """Lower bound on dist2 from slot i to node nd's alive points (same summation order)."""
+    D = x.shape[1]
+    s = 0.0
+    for k in range(D):
+        v = x[i, k]
+        if v < B[nd, k]:
+            t = B[nd, k] - v
+            s += t * t
+        elif v > B[nd, D + k]:
+            t = v - B[nd, D + k]
+            s += t * t
+    return s
+
+
+# ---------------------------------------------------------------- candidate tournament
+
+@kernel
+def _tour_less(tk, ti, a, b):
+    """Is entry a's pair key smaller than entry b's? (ties: False)"""
+    if tk[a, 0] != tk[b, 0]:
+        return tk[a, 0] < tk[b, 0]
+    if tk[a, 1] != tk[b, 1]:
+        return tk[a, 1] < tk[b, 1]
+    if ti[a, 1] != ti[b, 1]:
+        return ti[a, 1] < ti[b, 1]
+    return ti[a, 2] < ti[b, 2]
+
+
+@kernel
+def _tour_pull(tk, ti, pos):
+    a = 2 * pos
+    if _tour_less(tk, ti, a + 1, a):
+        a += 1
+    tk[pos, 0] = tk[a, 0]
+    tk[pos, 1] = tk[a, 1]
+    ti[pos, 0] = ti[a, 0]
+    ti[pos, 1] = ti[a, 1]
+    ti[pos, 2] = ti[a, 2]
+
+
+@kernel
+def _tour_leaf(tk, ti, size, s, n, I, F):
+    pos = size + s
+    if s < n and I[s, ALIVE] == 1 and I[s, NN] >= 0:
+        tk[pos, 0] = F[s, CQ]
+        tk[pos, 1] = F[s, NND2]
+        ti[pos, 0] = s
+        ti[pos, 1] = I[s, CLO]
+        ti[pos, 2] = I[s, CHI]
+    elif s < n and I[s, ALIVE] == 1 and I[s, NN] == LAZY:
+        # a lower bound wp_s * rho^2 on the pairs this slot answers for; it sorts before
+        # real pairs of equal d_ij, so it is resumed before any pair it could beat is merged
+        tk[pos, 0] = F[s, CQ]
+        tk[pos, 1] = -1.0
+        ti[pos, 0] = s
+        ti[pos, 1] = -1
+        ti[pos, 2] = -1
+    else:  # no candidate: sorts after every real pair (real dist2 values are finite)
+        tk[pos, 0] = INF
+        tk[pos, 1] = INF
+        ti[pos, 0] = -1
+        ti[pos, 1] = BIG
+        ti[pos, 2] = BIG
+
+
+@kernel
+def tour_update(tk, ti, size, s, I, F):
+    """Re-enter slot s's candidate; entry 1 holds the smallest pair key."""
+    _tour_leaf(tk, ti, size, s, I.shape[0], I, F)
+    pos = (size + s) >> 1
+    while pos >= 1:
+        _tour_pull(tk, ti, pos)
+        pos >>= 1
+
+
+@kernel
+def tour_build(tk, ti, size, I, F):
+    for s in range(size):
+        _tour_leaf(tk, ti, size, s, I.shape[0], I, F)
+    for pos in range(size - 1, 0, -1):
+        _tour_pull(tk, ti, pos)
+
+
+# ---------------------------------------------------------------- cached neighbours
+
+@kernel
+def set_nn(i, j, d2, I, F):
+    """Point slot i's cached neighbour at slot j (NONE: d2 = R^2; LAZY: d2 = rho^2)."""
+    old = I[i, NN]
+    if old >= 0:  # unlink from old's back-pointer list
+        nx = I[i, RNEXT]
+        pv = I[i, RPREV]
+        if pv >= 0:
+            I[pv, RNEXT] = nx
+        else:
+            I[old, RHEAD] = nx
+        if nx >= 0:
+            I[nx, RPREV] = pv
+    I[i, NN] = j
+    if j >= 0:
+        h = I[j, RHEAD]
+        I[i, RNEXT] = h
+        I[i, RPREV] = -1
+        if h >= 0:
+            I[h, RPREV] = i
+        I[j, RHEAD] = i
+        F[i, CQ] = min(F[i, WP], F[j, WP]) * d2
+        I[i, CLO] = min(I[i, OID], I[j, OID])
+        I[i, CHI] = max(I[i, OID], I[j, OID])
+    elif j == LAZY:
+        F[i, CQ] = F[i, WP] * d2
+    F[i, NND2] = d2
+
+
+@kernel
+def accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2):
+    """dist2 of j if it beats the current best (bd, best_oid; -1: none) as i's neighbour,
+    else -1. Nearer than sqrt(skip2) nothing is eligible (known already)."""
+    d2 = dist2_thr(x, xh, h, i, j, bd)
+    better = (d2 < bd or (d2 == bd and I[j, OID] < best_oid)) and d2 >= skip2
+    return d2 if better and eligible(ev, use_cos, cos_cut, i, j) else -1.0
+
