@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
-from memmaint.maintenance.embed.hashing import HashingEmbedder
 from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.embed.hashing import HashingEmbedder
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)
 

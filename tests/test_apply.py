@@ -16,11 +16,11 @@ from memmaint.maintenance.agents.rules import plan
 from memmaint.maintenance.apply.applier import UndoRefused, apply_plan, undo_run
 from memmaint.maintenance.core.config import AgentsConfig
 from memmaint.maintenance.core.errors import UnknownIdError, UserError
-from memmaint.maintenance.report.lineage import lineage_graph, render
-from memmaint.maintenance.plan.model import ClusterPlan, Keep, Merge, Plan, PlanError
 from memmaint.maintenance.core.records import Status
-from memmaint.maintenance.store.sqlite import SQLiteStore
+from memmaint.maintenance.plan.model import ClusterPlan, Keep, Merge, Plan, PlanError
+from memmaint.maintenance.report.lineage import lineage_graph, render
 from memmaint.maintenance.store.base import RunRecord
+from memmaint.maintenance.store.sqlite import SQLiteStore
 
 
 def make_plan(pool, labels, config=None, plan_id="plan-1"):

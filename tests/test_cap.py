@@ -11,9 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from maint_fixtures import NOW, embed, local_scenario, mem, unit
 
-from memmaint.maintenance.agents.rules import merged_memory
-from memmaint.maintenance.agents.rules import plan as agents_plan
-from memmaint.maintenance.apply.applier import apply_plan, undo_run
 from memmaint.maintenance.agents.cap import (
     WEIGHTS,
     MemoryValue,
@@ -21,8 +18,12 @@ from memmaint.maintenance.agents.cap import (
     memory_values,
     select,
 )
+from memmaint.maintenance.agents.rules import merged_memory
+from memmaint.maintenance.agents.rules import plan as agents_plan
+from memmaint.maintenance.apply.applier import apply_plan, undo_run
 from memmaint.maintenance.core.config import AgentsConfig, Config, config_from_dict
 from memmaint.maintenance.core.errors import ConfigError, InputError
+from memmaint.maintenance.core.records import Status
 from memmaint.maintenance.plan.model import (
     NOISE,
     Archive,
@@ -33,7 +34,6 @@ from memmaint.maintenance.plan.model import (
     Supersede,
     check_plan,
 )
-from memmaint.maintenance.core.records import Status
 from memmaint.maintenance.retrieve.routing import cluster_centroids
 
 
@@ -472,8 +472,8 @@ def test_compare_cli_shows_what_the_cap_archived_and_the_routing(tmp_path, cli):
 
 def _stale_growth_capped(tmp_path_factory, feedback: bool):
     from memmaint.maintenance.core.config import with_overrides
-    from memmaint.maintenance.evaluation.stale import maintenance_config, run_stale_growth
     from memmaint.maintenance.evaluation.common import EvalCache
+    from memmaint.maintenance.evaluation.stale import maintenance_config, run_stale_growth
 
     cfg = with_overrides(maintenance_config(), {"agents.max_active": 50})
     with EvalCache(tmp_path_factory.mktemp("stale") / "cache.sqlite") as cache:

@@ -39,7 +39,7 @@ def test_make_writes_an_importable_pool(tmp_path):
     assert "wrote" in res.output and str(len(memories)) in res.output
     assert any(m.importance >= 5 for m in memories)
     # the same pool as the library call, and memmaint import reads the file
-    io = pytest.importorskip("memmaint.maintenance.core.io")
+    from memmaint.maintenance.core import io
     assert [m.id for m in io.read_jsonl(out)] == [m.id for m in memories]
     res = run("datasets", "make", "--kind", "support", "--classes", "4", "--per-class", "2-3",
               "-o", out)
@@ -52,7 +52,6 @@ def test_make_writes_an_importable_pool(tmp_path):
 
 
 def test_make_imports_into_a_store(tmp_path):
-    pytest.importorskip("memmaint.maintenance.cli.store")
     out, db = tmp_path / "pool.jsonl", tmp_path / "store.db"
     assert run("datasets", "make", "--classes", "5", "-o", out).exit_code == 0
     assert run("init", "--db", db).exit_code == 0

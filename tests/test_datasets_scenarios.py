@@ -150,8 +150,8 @@ def test_counts_and_score():
 def test_items_are_close_in_embedding_space():
     """Near-duplicates sit above the default merge threshold (0.85) with the default MiniLM
     embedder; memories of different items stay below it, so a merge can only join a group."""
-    embeddings = pytest.importorskip("memmaint.maintenance.embed.base")
     from memmaint.maintenance.core.config import EmbeddingConfig
+    from memmaint.maintenance.embed import base as embeddings
 
     embedder = embeddings.get_embedder(EmbeddingConfig())
     threshold = AgentsConfig().merge_threshold

@@ -8,6 +8,8 @@ from datetime import timedelta
 import pytest
 
 from memmaint.maintenance.core.config import Config, with_overrides
+from memmaint.maintenance.core.records import Memory, Status
+from memmaint.maintenance.evaluation.common import EvalCache, Maintained
 from memmaint.maintenance.evaluation.scenarios import (
     NOW,
     PRO_PLAN_NEW,
@@ -15,8 +17,6 @@ from memmaint.maintenance.evaluation.scenarios import (
     run_scenarios,
     subject_query,
 )
-from memmaint.maintenance.evaluation.common import EvalCache, Maintained
-from memmaint.maintenance.core.records import Memory, Status
 
 FAST = {"embedding.model": "hashing", "reduction.method": "pca",
         "clustering.hdbscan.min_cluster_size": 2}

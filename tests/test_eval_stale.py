@@ -10,6 +10,8 @@ import pytest
 
 from memmaint.maintenance.core.config import Config, with_overrides
 from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.evaluation.common import EvalCache
 from memmaint.maintenance.evaluation.stale import (
     NAMESPACE,
     RELEVANT,
@@ -19,8 +21,6 @@ from memmaint.maintenance.evaluation.stale import (
     run_stale_growth,
     score_variant,
 )
-from memmaint.maintenance.evaluation.common import EvalCache
-from memmaint.maintenance.core.records import Memory
 
 FAST = {"embedding.model": "hashing", "reduction.method": "pca"}
 

@@ -8,8 +8,8 @@ import pytest
 
 from memmaint.maintenance.core.config import config_from_dict
 from memmaint.maintenance.core.errors import LockHeldError, UserError
-from memmaint.maintenance.job.run import compare_configs, run_job, shadow_comparison
 from memmaint.maintenance.core.records import Memory, Status, utcnow
+from memmaint.maintenance.job.run import compare_configs, run_job, shadow_comparison
 from memmaint.maintenance.store.sqlite import SQLiteStore
 
 FAST = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_job import pool
 
 from memmaint.clustering.pipeline import make_clusterer, register_clusterer
 from memmaint.clustering.reduce.reducers import NoneReducer, register_reducer
@@ -15,7 +16,6 @@ from memmaint.maintenance.core.registry import AGENTS, CLUSTERERS, EMBEDDERS, RE
 from memmaint.maintenance.embed.base import get_embedder, register_embedder
 from memmaint.maintenance.job.run import run_job
 from memmaint.maintenance.store.sqlite import SQLiteStore
-from test_job import pool
 
 
 class AllOneCluster:

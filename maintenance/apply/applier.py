@@ -20,7 +20,14 @@ write) and stops before opening a transaction.
 (content, status, pointers and version, via ``StoreTransaction.restore``). Memories the run
 *created* (merges) cannot be deleted: they become ``archived``. It refuses, naming them, when
 any of those memories changed after the run. Undo is itself recorded: one ``undo`` event per
-memory, under the run id ``undo-<RUN_ID>``; undoing that run id re-applies the original.
+memory, under the run id ``undo-<RUN_ID>``; undoing that run id re-applies the original (a
+*redo*: the run's record is ``succeeded`` again and ``undo RUN_ID`` undoes the redo, recorded as
+``undo-undo-undo-<RUN_ID>``). An undo's changes and the run record's new status are written
+in one transaction.
+
+Fault injection (tests only): ``MEMMAINT_FAULT_AT=NAME`` or ``NAME:N`` ends the process with
+``os._exit(99)`` the first (or N-th) time :func:`fault_point` ``(NAME)`` is reached; the names
+are in :data:`FAULT_POINTS`. ``MEMMAINT_APPLY_WRITE_DELAY`` sleeps before every write.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from memmaint.maintenance.core.errors import (
     UserError,
     VersionConflict,
 )
+from memmaint.maintenance.core.records import Memory, Status, utcnow
 from memmaint.maintenance.plan.model import (
     Archive,
     ClusterPlan,
@@ -51,7 +59,6 @@ from memmaint.maintenance.plan.model import (
     Supersede,
     check_plan,
 )
-from memmaint.maintenance.core.records import Memory, Status, utcnow
 from memmaint.maintenance.store.base import Event, MemoryStore, RunRecord, StoreTransaction
 
 log = logging.getLogger(__name__)
@@ -60,6 +67,14 @@ UNDO_PREFIX = "undo-"
 #: Test hook: seconds to sleep before every write (fault-injection tests kill the process
 #: mid-apply). Never set in production.
 _DELAY_ENV = "MEMMAINT_APPLY_WRITE_DELAY"
+#: Test hook: ``NAME`` or ``NAME:N`` ends the process at the (N-th) :func:`fault_point` NAME.
+FAULT_ENV = "MEMMAINT_FAULT_AT"
+#: The named write boundaries: before each insert, update, event or undo write of apply and
+#: undo, after a namespace's writes, and (in ``job.run`` and undo) before and after the commit
+#: of the changes with their run record.
+FAULT_POINTS = ("insert", "update", "event", "namespace", "undo-write", "undo-record",
+                "undo-commit", "run-begin", "run-record", "run-commit")
+_fault_hits: Counter[str] = Counter()
 
 
 class UndoRefused(UserError):
@@ -144,7 +159,20 @@ class _Write:
     references: list[str] = field(default_factory=list)
 
 
-def _pause() -> None:
+def fault_point(name: str) -> None:
+    """Test hook: end the process here when ``MEMMAINT_FAULT_AT`` names this point."""
+    want = os.environ.get(FAULT_ENV)
+    if not want:
+        return
+    point, _, nth = want.partition(":")
+    if point == name:
+        _fault_hits[name] += 1
+        if _fault_hits[name] == int(nth or 1):
+            os._exit(99)
+
+
+def _pause(point: str) -> None:
+    fault_point(point)
     delay = os.environ.get(_DELAY_ENV)
     if delay:
         time.sleep(float(delay))
@@ -326,19 +354,20 @@ def _write_namespace(store: MemoryStore, run_id: str, ns: str,
             for w in writes[c.key]:
                 stored = _execute(tx, w)
                 event = _event(run_id, ns, w, stored)
-                _pause()
+                _pause("event")
                 tx.append_event(event)
                 events.append(event)
+        fault_point("namespace")
     return events
 
 
 def _execute(tx: StoreTransaction, w: _Write) -> list[Memory]:
     for mem in w.inserts:
-        _pause()
+        _pause("insert")
         tx.insert(mem)
     stored = []
     for cur, new in w.updates:
-        _pause()
+        _pause("update")
         stored.append(tx.update(new, cur.version))
     return stored
 

@@ -53,7 +53,8 @@ def parse_time(value: str | datetime) -> datetime:
     if isinstance(value, datetime):
         return to_utc(value)
     if not isinstance(value, str):
-        raise ValueError(f"expected an ISO-8601 timestamp string, got {type(value).__name__}")
+        raise ValueError(  # noqa: TRY004 - callers report ValueError as a bad record
+            f"expected an ISO-8601 timestamp string, got {type(value).__name__}")
     text = value.strip()
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
@@ -190,9 +191,9 @@ class Memory:
             elif key in ("retrievals", "successes", "failures", "version"):
                 if isinstance(value, bool) or not isinstance(value, int):
                     raise ValueError(f"{key} must be an integer")
-            elif key == "importance":
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
-                    raise ValueError("importance must be a number")
+            elif key == "importance" and (isinstance(value, bool)
+                                          or not isinstance(value, (int, float))):
+                raise ValueError("importance must be a number")
             kwargs[key] = value
         if "text" not in kwargs:
             raise ValueError("missing required field 'text'")

@@ -34,8 +34,8 @@ import numpy as np
 
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.errors import InputError
-from memmaint.maintenance.evaluation.common import EvalCache, Maintained, format_table, maintain
 from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.evaluation.common import EvalCache, Maintained, format_table, maintain
 from memmaint.maintenance.retrieve.search import Retriever
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,8 @@ def effective_actions(done: Maintained) -> dict[str, str]:
         if action == "merge":
             mem = by_id.get(mid)
             new = by_id.get(mem.replaced_by) if mem is not None and mem.replaced_by else None
-            if new is not None and new.text == mem.text and new.created_at == mem.created_at:
+            if (new is not None and mem is not None and new.text == mem.text
+                    and new.created_at == mem.created_at):
                 action = "keep"
         out[mid] = action
     return out

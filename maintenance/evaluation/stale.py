@@ -62,10 +62,10 @@ import numpy as np
 
 from memmaint.maintenance.core.config import Config, with_overrides
 from memmaint.maintenance.core.errors import InputError
-from memmaint.maintenance.evaluation.common import EvalCache, format_table, maintain
 from memmaint.maintenance.core.records import Memory
-from memmaint.maintenance.retrieve.search import Retriever, record_feedback
+from memmaint.maintenance.evaluation.common import EvalCache, format_table, maintain
 from memmaint.maintenance.retrieve.routing import Routing, routing_from_report
+from memmaint.maintenance.retrieve.search import Retriever, record_feedback
 
 log = logging.getLogger(__name__)
 

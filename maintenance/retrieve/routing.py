@@ -373,7 +373,8 @@ def _namespace_table(ns: str, mems: list[Any], lab: np.ndarray, x: np.ndarray,
     profiles = []
     for c in cl:
         members = routed[int(c)]
-        texts, kinds = [], Counter()
+        texts: list[str] = []
+        kinds: Counter[str] = Counter()
         for mid, r in members:
             mem = by_id.get(mid) or _row_memory(mems, rows, r)
             texts.append(mem.text)
@@ -452,8 +453,8 @@ class Router:
                                  f"{table.model_id}, queries use {model_id}")
         groups: dict[tuple[str, int], list[int]] = {}
         for i, mem in enumerate(memories):
-            table = routing.get(mem.namespace)
-            label = None if table is None else table.assignment.get(mem.id)
+            ns_table = routing.get(mem.namespace)
+            label = None if ns_table is None else ns_table.assignment.get(mem.id)
             if label is None:
                 free.append(i)
             else:
@@ -567,6 +568,7 @@ def prune_routing_tables(store: Any, keep: int = KEEP_ROUTING_RUNS) -> int:
             continue
         dropped += len(data["namespaces"]) - len(tables)
         new_data = {**data, "namespaces": tables}
+        assert report is not None and holder is not None  # data came from holder
         if holder is report:
             new_report = {**report, REPORT_KEY: new_data}
         else:
