@@ -203,3 +203,61 @@ def test_progress_without_terminal_logs_every_tenth(caplog):
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0] == "embed: 0/1000" and lines[-1] == "embed: 1000/1000"
     assert len(lines) == 11
+
+
+# -- exit codes keep their meaning (issue #17) ---------------------------------------------
+
+def test_bad_outputs_and_config_exit_2_before_any_write(cli, setup, tmp_path, file_state):
+    db, fast, _ = setup
+    before = file_state(db)
+    bad_r = tmp_path / "r0.toml"
+    bad_r.write_text(FAST_TOML.replace("[clustering.hdbscan]\nmin_cluster_size = 2",
+                                       "[clustering]\nalgorithm = 'genkt'\n"
+                                       "[clustering.genkt]\nR = 0.0"), encoding="utf-8")
+    cases = [("--html", tmp_path / "missing" / "r.html", "does not exist"),
+             ("--report", tmp_path / "missing" / "r.json", "does not exist"),
+             ("--report", tmp_path, "is a directory")]
+    for option, path, why in cases:
+        res = cli("run", "--db", db, "--config", fast, option, path)
+        assert res.exit_code == 2 and why in res.output and "Traceback" not in res.output
+    res = cli("run", "--db", db, "--config", bad_r)
+    assert res.exit_code == 2 and "clustering.genkt.R" in res.output
+    assert "Traceback" not in res.output
+    res = cli("compare", "--db", db, "--config", fast, "--config", fast,
+              "--html", tmp_path / "missing" / "c.html")
+    assert res.exit_code == 2 and "does not exist" in res.output
+    res = cli("history", "ns-0", "--db", db, "-o", tmp_path / "missing" / "h.dot")
+    assert res.exit_code == 2 and "does not exist" in res.output
+    assert file_state(db) == before  # nothing written, no run record
+    assert active(db) == 18 and cli("runs", "--db", db).output.strip() == "no runs yet"
+
+
+def test_output_failure_after_apply_exits_5_and_the_run_stays_applied(cli, setup, tmp_path,
+                                                                      monkeypatch):
+    from memmaint.maintenance.cli import run as cli_run
+
+    db, fast, _ = setup
+    monkeypatch.setattr(cli_run, "check_output", lambda path, option: None)  # passes, then
+    res = cli("run", "--db", db, "--config", fast, "--report", tmp_path / "gone" / "r.json")
+    assert res.exit_code == 5, res.output
+    (line,) = [ln for ln in res.stderr.splitlines() if ln.startswith("memmaint:")]
+    assert "succeeded and recorded, but cannot write the JSON report" in line
+    assert active(db) < 18
+    listed = json.loads(cli("runs", "--db", db, "--json").output)
+    assert [r["status"] for r in listed] == ["succeeded"]
+
+
+def test_user_error_after_the_first_write_is_a_recorded_failure_exit_1(cli, setup,
+                                                                       monkeypatch):
+    from memmaint.maintenance.core.errors import InputError
+    from memmaint.maintenance.job import run as job
+
+    def bad_plan(*a, **k):
+        raise InputError("a bad memory")
+
+    db, fast, _ = setup
+    monkeypatch.setattr(job, "_plan", bad_plan)
+    res = cli("run", "--db", db, "--config", fast)
+    assert res.exit_code == 1 and "recorded as failed run" in res.output
+    listed = json.loads(cli("runs", "--db", db, "--json").output)
+    assert [r["status"] for r in listed] == ["failed"] and active(db) == 18

@@ -241,3 +241,41 @@ def test_llm_backend_calls_and_tokens_reach_the_report(db):
     assert (p.tokens_in, p.tokens_out) == (100 * len(calls), 7 * len(calls))
     assert p.actions_by_type["merge"] == sum(len(ids) for ids in calls)
     assert {d.agent for d in p.decisions} == {"llm"}
+
+
+def test_user_error_before_the_first_write_records_nothing(db, monkeypatch, file_state):
+    from memmaint.maintenance.core.errors import InputError
+    from memmaint.maintenance.job import run as job
+
+    def bad_load(*a, **k):
+        raise InputError("unreadable pool")
+
+    monkeypatch.setattr(job, "_load", bad_load)
+    before = file_state(db)
+    with SQLiteStore(db) as store:
+        with pytest.raises(InputError) as info:
+            run_job(store, cfg())
+        assert store.list_runs() == [] and not hasattr(info.value, "recorded_run")
+    assert file_state(db) == before
+
+
+def test_run_record_commits_with_the_changes(db, monkeypatch):
+    """A failure writing the record rolls the applied changes back: a run whose changes
+    are in the store always has its ``succeeded`` record."""
+    with SQLiteStore(db) as store:
+        real = store.save_run
+        calls = []
+
+        def flaky(run):
+            calls.append(run.status)
+            if run.status == "succeeded":
+                raise RuntimeError("disk full")
+            real(run)
+
+        monkeypatch.setattr(store, "save_run", flaky)
+        with pytest.raises(RuntimeError, match="disk full"):
+            run_job(store, cfg())
+        assert calls == ["succeeded", "failed"]
+        (run,) = store.list_runs()
+        assert run.status == "failed" and store.events() == []
+        assert store.count_memories("ns", statuses=[Status.ACTIVE]) == 18

@@ -377,15 +377,26 @@ def _execute(tx: StoreTransaction, w: _Write) -> list[Memory]:
 def undo_run(store: MemoryStore, run_id: str) -> UndoResult:
     """Restore every memory ``run_id`` changed to its state before the run.
 
+    ``run_id`` may be an undo (``undo-<RUN_ID>``): undoing it re-applies RUN_ID. Undoing a
+    run that was undone and then re-applied undoes the re-application. The restored
+    memories, their ``undo`` events and the new status of the base run's record are
+    written in one transaction.
+
     Raises:
         UnknownIdError: the run wrote no events.
         UserError: the run was already undone.
         UndoRefused: some of its memories changed after the run (all are named).
     """
-    undo_id = UNDO_PREFIX + run_id
     events = store.events(run_id=run_id)
     if not events:
         raise UnknownIdError(f"run {run_id!r} changed nothing in {store.url}: nothing to undo")
+    target, depth = _latest_level(store, run_id, events)
+    if depth % 2:
+        raise UserError(f"run {run_id} was already undone (see run {target}; "
+                        f"`memmaint undo {target}` re-applies it)")
+    if target != run_id:
+        events = store.events(run_id=target)
+    undo_id = UNDO_PREFIX + target
     done = {e.namespace for e in store.events(run_id=undo_id)}
     first: dict[tuple[str, str], Mapping[str, Any] | None] = {}
     last: dict[tuple[str, str], Mapping[str, Any] | None] = {}
@@ -415,32 +426,59 @@ def undo_run(store: MemoryStore, run_id: str) -> UndoResult:
     restored: list[str] = []
     archived: list[str] = []
     written: list[Event] = []
-    for ns in namespaces:
-        with store.transaction() as tx:
-            for (n, mid), before in first.items():
-                if n != ns:
-                    continue
-                cur = current[(ns, mid)]
-                _pause()
-                if before is None:
-                    after = tx.update(dataclasses.replace(
-                        cur, status=Status.ARCHIVED, replaced_by=None), cur.version)
-                    archived.append(mid)
-                    reason = f"undo of run {run_id}: archived the memory the run created"
-                else:
-                    after = Memory.from_dict(before)
-                    tx.restore(after, cur.version)
-                    restored.append(mid)
-                    reason = f"undo of run {run_id}: restored the state before the run"
-                event = Event(run_id=undo_id, action="undo", namespace=ns, memory_ids=(mid,),
-                              before=(cur.to_dict(),), after=(after.to_dict(),), reason=reason,
-                              agent="undo")
-                tx.append_event(event)
-                written.append(event)
-    _mark_run_undone(store, run_id, undo_id)
-    log.info("undid run %s: %d restored, %d archived", run_id, len(restored), len(archived))
-    return UndoResult(run_id, undo_id, tuple(restored), tuple(archived), tuple(namespaces),
+    with store.transaction():  # the changes and the run record commit together
+        for ns in namespaces:
+            with store.transaction() as tx:
+                for (n, mid), before in first.items():
+                    if n != ns:
+                        continue
+                    cur = current[(ns, mid)]
+                    _pause("undo-write")
+                    if before is None:
+                        after = tx.update(dataclasses.replace(
+                            cur, status=Status.ARCHIVED, replaced_by=None), cur.version)
+                        archived.append(mid)
+                        reason = f"undo of run {target}: archived the memory the run created"
+                    else:
+                        after = Memory.from_dict(before)
+                        tx.restore(after, cur.version)
+                        restored.append(mid)
+                        reason = f"undo of run {target}: restored the state before the run"
+                    event = Event(run_id=undo_id, action="undo", namespace=ns,
+                                  memory_ids=(mid,), before=(cur.to_dict(),),
+                                  after=(after.to_dict(),), reason=reason, agent="undo")
+                    tx.append_event(event)
+                    written.append(event)
+        _mark_base_run(store, undo_id)
+        fault_point("undo-record")
+    fault_point("undo-commit")
+    log.info("undid run %s: %d restored, %d archived", target, len(restored), len(archived))
+    return UndoResult(target, undo_id, tuple(restored), tuple(archived), tuple(namespaces),
                       tuple(written))
+
+
+def _latest_level(store: MemoryStore, run_id: str,
+                  events: Sequence[Event]) -> tuple[str, int]:
+    """The newest undo level of ``run_id`` that is fully written, and how many levels above
+    ``run_id`` it is: ``run_id`` itself (0) when it is not undone (or only partly, by an
+    interrupted older undo), ``undo-<run_id>`` (1) when it is undone, ``undo-undo-<run_id>``
+    (2) when that undo was undone in turn (the run is applied again), and so on."""
+    level, depth = run_id, 0
+    level_ns = {e.namespace for e in events}
+    while True:
+        above = store.events(run_id=UNDO_PREFIX + level)
+        above_ns = {e.namespace for e in above}
+        if not above or above_ns < level_ns:
+            return level, depth
+        level, depth, level_ns = UNDO_PREFIX + level, depth + 1, above_ns
+
+
+def base_run_id(run_id: str) -> tuple[str, int]:
+    """``undo-undo-X`` -> (``X``, 2): the run an undo chain starts from and its depth."""
+    depth = 0
+    while run_id.startswith(UNDO_PREFIX):
+        run_id, depth = run_id[len(UNDO_PREFIX):], depth + 1
+    return run_id, depth
 
 
 def _changed(mem: Memory, after: Mapping[str, Any] | None) -> list[str]:
@@ -467,13 +505,25 @@ def _norm(value: Any) -> Any:
     return value
 
 
-def _mark_run_undone(store: MemoryStore, run_id: str, undo_id: str) -> None:
+def _mark_base_run(store: MemoryStore, undo_id: str) -> None:
+    """Set the status of the run ``undo_id`` undoes or re-applies: ``undone`` after an odd
+    number of undo levels, its status before the first undo (``succeeded``) after an even
+    number."""
+    base, depth = base_run_id(undo_id)
     try:
-        run = store.get_run(run_id)
+        run = store.get_run(base)
     except UnknownIdError:
         return
     report = dict(run.report)
-    report["undone_by"] = undo_id
-    report["undone_at"] = utcnow().isoformat()
-    store.save_run(RunRecord(run.run_id, run.started_at, run.finished_at, "undone",
+    now = utcnow().isoformat()
+    if depth % 2:
+        report.setdefault("status_before_undo", run.status)
+        report["undone_by"], report["undone_at"] = undo_id, now
+        status = "undone"
+    else:
+        status = str(report.get("status_before_undo") or "succeeded")
+        report.pop("undone_by", None)
+        report.pop("undone_at", None)
+        report["redone_by"], report["redone_at"] = undo_id, now
+    store.save_run(RunRecord(run.run_id, run.started_at, run.finished_at, status,
                              run.namespaces, report))

@@ -4,15 +4,18 @@ Commands live beside the code they drive and are registered here lazily by name,
 ``memmaint --help`` stays fast and an optional dependency is only imported when its command
 runs. Every command reports user errors as one line on stderr:
 
-exit 0 success, 1 runtime failure, 2 usage/config/input error, 3 another run holds the lock,
-4 the run was skipped (too few new memories).
+exit 0 success, 1 runtime failure, 2 usage/config/input error (nothing written), 3 another
+run holds the lock, 4 the run was skipped (too few new memories), 5 the run finished and is
+recorded (its changes applied), but an output file could not be written.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -20,6 +23,29 @@ import click
 from memmaint.maintenance.core.errors import LockHeldError, MemmaintError, UserError
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_LOCKED, EXIT_SKIPPED = 0, 1, 2, 3, 4
+EXIT_OUTPUT = 5
+
+
+class OutputError(MemmaintError):
+    """The work is done and recorded, but an output file could not be written (exit 5)."""
+
+
+def check_output(path: str | os.PathLike[str] | None, option: str) -> None:
+    """Refuse (``UserError``, exit 2) an output path that cannot be written: its folder is
+    missing or not writable, or the path is a folder or an unwritable file. Commands call
+    this before their first write."""
+    if path is None:
+        return
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise UserError(f"{option} {path}: is a directory")
+    if not parent.is_dir():
+        raise UserError(f"{option} {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{option} {path}: folder {parent} is not writable")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise UserError(f"{option} {path}: file is not writable")
 
 # name -> "module:attribute" of a click command; each feature adds its line here.
 COMMANDS: dict[str, str] = {
@@ -61,8 +87,16 @@ class LazyGroup(click.Group):
             click.echo(f"memmaint: {exc}", err=True)
             ctx.exit(EXIT_LOCKED)
         except UserError as exc:
+            recorded = getattr(exc, "recorded_run", None)
+            if recorded:  # raised after the run wrote to the store: a recorded failure
+                click.echo(f"memmaint: error: {exc} (recorded as failed run {recorded})",
+                           err=True)
+                ctx.exit(EXIT_FAILURE)
             click.echo(f"memmaint: error: {exc}", err=True)
             ctx.exit(EXIT_USAGE)
+        except OutputError as exc:
+            click.echo(f"memmaint: error: {exc}", err=True)
+            ctx.exit(EXIT_OUTPUT)
         except MemmaintError as exc:
             click.echo(f"memmaint: error: {exc}", err=True)
             ctx.exit(EXIT_FAILURE)
@@ -90,8 +124,9 @@ def setup_logging(verbose: int, quiet: bool) -> None:
 def main(verbose: int, quiet: bool) -> None:
     """memmaint: batch maintenance for AI-agent memory pools.
 
-    Exit codes: 0 success, 1 runtime failure, 2 usage/config/input error,
-    3 another run holds the store's lock, 4 run skipped (too few new memories).
+    Exit codes: 0 success, 1 runtime failure, 2 usage/config/input error (nothing
+    written), 3 another run holds the store's lock, 4 run skipped (too few new memories),
+    5 the run is applied and recorded but an output file could not be written.
     """
     setup_logging(verbose, quiet)
 

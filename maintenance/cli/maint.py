@@ -19,7 +19,9 @@ def undo_cmd(run_id: str, db: str) -> None:
     """Restore every memory RUN_ID changed to its state before the run.
 
     Memories the run created are archived (never deleted). Refuses, naming them, when any
-    of the run's memories changed afterwards. The undo is recorded as run ``undo-RUN_ID``.
+    of the run's memories changed afterwards. The undo is recorded as run ``undo-RUN_ID``;
+    ``memmaint undo undo-RUN_ID`` re-applies RUN_ID (its record is ``succeeded`` again, and
+    ``memmaint undo RUN_ID`` then undoes the re-application).
     """
     from memmaint.maintenance.apply.applier import undo_run
 
@@ -29,7 +31,8 @@ def undo_cmd(run_id: str, db: str) -> None:
             result = undo_run(store, run_id)
     finally:
         store.close()
-    click.echo(f"undid run {run_id}: {len(result.restored)} memories restored, "
+    what = "undid" if result.run_id == run_id else f"for {run_id}, undid"
+    click.echo(f"{what} run {result.run_id}: {len(result.restored)} memories restored, "
                f"{len(result.archived)} created memories archived "
                f"(recorded as run {result.undo_run_id})")
 
@@ -46,6 +49,9 @@ def undo_cmd(run_id: str, db: str) -> None:
 def history_cmd(memory_id: str, db: str, namespace: str | None, fmt: str,
                 output: str | None) -> None:
     """Show MEMORY_ID's lineage: what it was merged from, what superseded it, and its events."""
+    from memmaint.maintenance.cli.main import check_output
+
+    check_output(output, "-o")
     store = open_store(db, create=False)
     try:
         ns = namespace or _find_namespace(store, memory_id)

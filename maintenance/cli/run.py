@@ -2,8 +2,11 @@
 
 ``memmaint run`` is made for cron: it never prompts, logs to stderr (plain lines when stderr
 is not a terminal, a progress bar when it is), and its exit code says what happened:
-0 ran (or dry-ran), 1 runtime failure, 2 usage/config/input error, 3 another run holds the
-store's lock, 4 skipped (too few new memories since the last successful run).
+0 ran (or dry-ran), 1 runtime failure, 2 usage/config/input error (checked before the first
+write: config, namespaces, output paths; nothing written, no run record), 3 another run holds
+the store's lock, 4 skipped (too few new memories since the last successful run), 5 the run
+finished and is recorded (changes applied) but a ``--report``/``--html`` file could not be
+written.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 
 import click
 
-from memmaint.maintenance.cli.main import EXIT_SKIPPED
+from memmaint.maintenance.cli.main import EXIT_SKIPPED, OutputError, check_output
 from memmaint.maintenance.core.config import Config, load_config
 from memmaint.maintenance.core.errors import InputError, LockHeldError, UserError
 from memmaint.maintenance.core.records import parse_time
@@ -123,8 +126,9 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
             workers: int | None = None) -> None:
     """Run the nightly maintenance job once (cron-ready, never prompts).
 
-    Exit codes: 0 done, 1 failure, 2 usage/config/input error, 3 another run holds the
-    lock, 4 skipped (fewer than job.min_new_memories new memories; --force overrides).
+    Exit codes: 0 done, 1 failure, 2 usage/config/input error (nothing written), 3 another
+    run holds the lock, 4 skipped (fewer than job.min_new_memories new memories; --force
+    overrides), 5 applied and recorded, but --report or --html could not be written.
     """
     from memmaint.maintenance.job.run import run_job
 
@@ -135,6 +139,8 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
     now = _now(now_text)
     if scheduler and executor_name != "dask":
         raise click.UsageError("--scheduler needs --executor dask")
+    check_output(report_path, "--report")
+    check_output(html_path, "--html")
     store = _open(db)
     progress = _Progress()
     executor = None
@@ -156,11 +162,18 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
                 executor.close()
     finally:
         store.close()
-    if report_path:
-        _write(report_path, report.to_json(), "the JSON report")
-    if html_path:
-        _write_html(html_path, report)
+    failed: list[str] = []
+    for path, write in ((report_path, lambda p: _write(p, report.to_json(), "the JSON report")),
+                        (html_path, lambda p: _write_html(p, report))):
+        if path:
+            try:
+                write(path)
+            except UserError as exc:
+                failed.append(str(exc))
     _echo_report(report)
+    if failed:
+        raise OutputError(f"run {report.run_id} is {report.status} and recorded, but "
+                          + "; ".join(failed))
     if report.status == "skipped":
         ctx.exit(EXIT_SKIPPED)
 
@@ -275,6 +288,8 @@ def compare_cmd(reports: tuple[str, ...], db: str | None, configs: tuple[str, ..
     from memmaint.maintenance.job.run import compare_configs, shadow_comparison
     from memmaint.maintenance.report.model import RunReport, compare_outcomes
 
+    check_output(json_path, "--json")
+    check_output(html_path, "--html")
     if db:
         if reports:
             raise click.UsageError("give either --db with two --config files or report files")
@@ -421,6 +436,8 @@ def demo_cmd(db: str, html_path: str, report_path: str | None, size: int, rebuil
     comparison and writes memmaint-demo-report.html. Nothing in the store is changed."""
     from memmaint.maintenance.job.run import run_job
 
+    check_output(html_path, "--html")
+    check_output(report_path, "--report")
     primary, shadow = demo_configs()
     if config_path:
         primary = _load(config_path)

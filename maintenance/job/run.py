@@ -13,7 +13,15 @@ other modules; it never prompts and never prints (it logs). A run:
    the plan (unless ``dry_run``);
 4. optionally runs a *shadow* configuration's reduction and clustering over the same
    embeddings, plans it with the primary's agents and records the plan without applying it;
-5. stores its :class:`~memmaint.maintenance.report.model.RunReport` with ``store.save_run``.
+5. stores its :class:`~memmaint.maintenance.report.model.RunReport` with ``store.save_run``;
+   an applied run's record is written inside the same store transaction as its changes
+   (every namespace's writes join it as savepoints), so a process killed at any moment
+   leaves either no change and no record, or every change and its ``succeeded`` record.
+
+A failure is recorded as a ``failed`` run (nothing of its plan applied), except a
+``UserError`` raised before the run's first write (the embedding cache): then nothing at all
+is written and the error is re-raised as it is. A ``UserError`` raised after a write gets
+``recorded_run`` (the failed run's id) set on it, so the CLI can tell the two apart.
 
 A dry run follows the same path, calls ``apply_plan(..., dry_run=True)`` and writes nothing
 to the store: not the report, not even newly computed embeddings (they are kept in memory).
@@ -339,22 +347,30 @@ def run_job(
     with store.lock("run"):
         log.info("run %s: started%s", report.run_id, " (dry run)" if dry_run else "")
         selected = _select_namespaces(store, namespaces)
+        writing: list[bool] = []  # non-empty once the run may have written to the store
         try:
             _run(store, config, report, selected=selected, dry_run=dry_run, force=force,
-                 shadow=shadow, now=now, progress=progress, executor=executor)
+                 shadow=shadow, now=now, progress=progress, executor=executor,
+                 writing=writing)
         except BaseException as exc:
             report.status = "failed"
             report.error = f"{type(exc).__name__}: {exc}"
             report.finished_at = format_time(utcnow())
+            if isinstance(exc, UserError) and not writing:
+                log.error("run %s: %s (nothing written)", report.run_id, exc)
+                raise
             if not dry_run:
                 _save(store, report)
+                if isinstance(exc, UserError):
+                    exc.recorded_run = report.run_id  # type: ignore[attr-defined]
             log.error("run %s: failed: %s", report.run_id, report.error)
             raise
-        report.finished_at = format_time(utcnow())
-        if not dry_run:
+        if report.finished_at is None:
+            report.finished_at = format_time(utcnow())
+        if not dry_run and report.status != "succeeded":  # skipped (succeeded is saved)
             _save(store, report)
-            if report.status == "succeeded":
-                _prune_routing(store)
+        if report.status == "succeeded":
+            _prune_routing(store)
     log.info("run %s: %s in %.1f s", report.run_id, report.status, report.seconds)
     return report
 
@@ -381,7 +397,8 @@ def _save(store: MemoryStore, report: RunReport) -> None:
 def _run(store: MemoryStore, config: Config, report: RunReport, *,
          selected: Sequence[str], dry_run: bool, force: bool,
          shadow: Config | None, now: datetime | None, progress: ProgressFn | None,
-         executor: Any = None) -> None:
+         executor: Any = None, writing: list[bool] | None = None) -> None:
+    writing = [] if writing is None else writing
     stages = _Stages()
     last = _last_success(store, selected)
     with stages("load") as st:
@@ -429,6 +446,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
              len(memories), len(chosen), new_total)
 
     cache_store: Any = _DryRunCache(store) if dry_run else store
+    writing.append(not dry_run)
     with stages("embed") as st:
         _embed(cache_store, config, pool, progress, executor)
         st.count = pool.embedding.get("embedded", 0)
@@ -450,19 +468,35 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
                  report.shadow.n_clusters, report.shadow.noise,
                  _fmt_actions(report.shadow.actions_by_type))
 
-    from memmaint.maintenance.apply.applier import apply_plan
+    from memmaint.maintenance.apply.applier import apply_plan, fault_point
 
-    with stages("apply") as st:
-        result = apply_plan(the_plan, store, report.run_id, dry_run=dry_run)
-        st.count = primary.memories_affected
+    if dry_run:
+        with stages("apply") as st:
+            result = apply_plan(the_plan, store, report.run_id, dry_run=True)
+            st.count = primary.memories_affected
+        _finish(report, primary, result, stages, "dry-run")
+        return
+    with store.transaction():  # the changes and the run record commit together
+        fault_point("run-begin")
+        with stages("apply") as st:
+            result = apply_plan(the_plan, store, report.run_id)
+            st.count = primary.memories_affected
+        primary.applied = True
+        primary.pool_after = sum(store.count_memories(ns, statuses=[Status.ACTIVE])
+                                 for ns in chosen)
+        _finish(report, primary, result, stages, "succeeded")
+        report.finished_at = format_time(utcnow())
+        _save(store, report)
+        fault_point("run-record")
+    fault_point("run-commit")
+
+
+def _finish(report: RunReport, primary: ConfigOutcome, result: Any, stages: _Stages,
+            status: str) -> None:
     report.apply.update(_apply_summary(result))
-    primary.applied = not dry_run
-    if not dry_run:
-        after = sum(store.count_memories(ns, statuses=[Status.ACTIVE]) for ns in chosen)
-        primary.pool_after = after
     report.primary = primary
     report.pool_after = primary.pool_after
-    report.status = "dry-run" if dry_run else "succeeded"
+    report.status = status
     report.stages = stages.as_list()
 
 
