@@ -231,3 +231,19 @@ def test_eval_outcomes_meets_its_claims(tmp_path):
     assert t["bad_retired"] >= 27 and t["after_first"] >= 27
     assert t["good_retired"] == 0
     assert json.loads(json.dumps(report.to_dict()))["default"]["totals"] == t
+
+
+def test_a_sibling_that_supersedes_stays_active_even_when_stale():
+    """An expired sibling is not evicted by evict_stale once another memory points to it
+    (the plan would point at a memory that does not stay active)."""
+    from memmaint.maintenance.plan.model import check_plan
+
+    old = NOW - timedelta(days=30)
+    pool = [Memory(text="price is 4 dollars", id="good", kind="price", created_at=old,
+                   successes=5, retrievals=5),
+            mem("bad", 0, 1)]
+    vecs = unit([1, 0.8, 0], [0.8, 1, 0])
+    the_plan = plan(pool, [0, 0], vecs, AgentsConfig(evict_stale=True), now=NOW)
+    check_plan(the_plan)
+    got = decisions(the_plan)
+    assert got["bad"].type == "supersede" and got["good"].type == "keep"

@@ -294,7 +294,8 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
                                    f"{stale}; covered by newer {mems[j].id} "
                                    f"(cosine {sims[i, j]:.2f})", mems[j].created_at)
             replaced_by[mems[i].id] = mems[j].id
-        elif cfg.evict_stale and not protected[i]:
+        elif cfg.evict_stale and not protected[i] and mems[i].id not in replaced_by.values():
+            # (a memory another one was just superseded by must stay active)
             decided[i] = Evict(mems[i].id, "freshness",
                                f"{stale}; nothing fresher covers it and evict_stale is on")
         else:
