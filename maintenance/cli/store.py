@@ -21,7 +21,7 @@ from typing import Any
 import click
 
 from memmaint.maintenance.core.config import Config, field_choices, load_config, with_overrides
-from memmaint.maintenance.core.errors import UserError
+from memmaint.maintenance.core.errors import MemmaintError, UserError
 from memmaint.maintenance.core.records import BUILTIN_KINDS, Status
 from memmaint.maintenance.store.base import MemoryStore
 from memmaint.maintenance.store.registry import open_store
@@ -30,7 +30,7 @@ log = logging.getLogger("memmaint.cli")
 
 _DB_HELP = "Store: a SQLite file path or a postgresql:// URL."
 _CONFIG_OPTION = click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), envvar="MEMMAINT_CONFIG",
+    "--config", "config_path", type=click.Path(), envvar="MEMMAINT_CONFIG",
     help="TOML config file (default: built-in defaults; env MEMMAINT_CONFIG).")
 
 
@@ -67,7 +67,7 @@ def init_cmd(db: str) -> None:
 
 
 @click.command("import")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("file", type=click.Path(allow_dash=True))  # a folder: one-line InputError
 @click.option("--db", required=True, help=_DB_HELP)
 @click.option("--namespace", help="Put every record in this namespace (overrides the "
                                   "file's namespace fields; default: the file's, else "
@@ -109,13 +109,15 @@ def import_cmd(file: str, db: str, namespace: str | None, fmt: str | None, text_
 @click.command("export")
 @click.option("--db", required=True, help=_DB_HELP)
 @click.option("--namespace", help="Only this namespace (default: all).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+@click.option("-o", "--output", type=click.Path(allow_dash=True), default="-",
               help="Output file (default: stdout).")
 def export_cmd(db: str, namespace: str | None, output: str) -> None:
     """Write memories (every status and field) as JSONL; import reads it back losslessly."""
     from memmaint.maintenance.core.io import write_atomically, write_jsonl
 
     _check_namespace(namespace)
+    if output != "-" and Path(output).is_dir():
+        raise UserError(f"cannot write {output}: it is a directory, not a file")
     with _store(db) as store:
         if namespace is not None and namespace not in store.namespaces():
             known = ", ".join(store.namespaces()) or "none"
@@ -135,7 +137,11 @@ def export_cmd(db: str, namespace: str | None, output: str) -> None:
                 finally:
                     out.detach()
         else:
-            n = write_atomically(Path(output), lambda fh: write_jsonl(memories, fh))
+            try:
+                n = write_atomically(Path(output), lambda fh: write_jsonl(memories, fh))
+            except OSError as exc:  # e.g. the disk is full: nothing replaced the old file
+                raise MemmaintError(f"cannot write {output}: {exc.strerror or exc} "
+                                    "(nothing was written)") from None
     log.info("exported %d memories", n)
     if output != "-":
         click.echo(f"exported {n} memories to {output}", err=True)

@@ -52,6 +52,11 @@ class VersionConflict(MemmaintError):
         )
 
 
+class StoreError(MemmaintError):
+    """The store failed at run time (the disk is full, an I/O error...); the message names
+    the store and the cause, and the write that failed was rolled back (CLI exit code 1)."""
+
+
 class LockHeldError(MemmaintError):
     """Another run holds the store's lock (CLI exit code 3)."""
 

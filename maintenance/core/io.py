@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from memmaint.maintenance.core.errors import InputError, UserError
 from memmaint.maintenance.core.records import Memory, parse_time
+from memmaint.maintenance.core.text import MAX_INT, for_terminal, has_surrogate, json_problem
 
 FORMATS = ("jsonl", "csv")
 #: CSV columns read as outcome counters when the header has them (``uses``: all uses,
@@ -62,14 +63,28 @@ class _Problems:
         self.items: list[str] = []
 
     def add(self, line: int, problem: str) -> None:
-        if len(self.items) < _MAX_PROBLEMS:
-            self.items.append(f"{self.name}:{line}: {problem}")
+        if len(self.items) < _MAX_PROBLEMS:  # escaped: the message reaches a terminal
+            self.items.append(for_terminal(f"{self.name}:{line}: {problem}"))
 
     def raise_if_any(self) -> None:
         if self.items:
             extra = len(self.items) - 1
             more = f" (and {extra} more problem{'s' * (extra > 1)})" if extra else ""
             raise InputError(self.items[0] + more)
+
+
+def _unstorable(obj: dict[str, Any]) -> str | None:
+    """What in a decoded JSONL record a store could not keep (see ``json_problem``)."""
+    for key, value in obj.items():
+        if has_surrogate(key):
+            return "a field name holds a lone surrogate (not valid Unicode text)"
+        if isinstance(value, float):  # a non-finite number is the record's own check
+            continue
+        problem = json_problem(value, f"field {key!r}",  # JSON text keeps big integers
+                               max_int=None if isinstance(value, (dict, list)) else MAX_INT)
+        if problem:
+            return problem
+    return None
 
 
 def display_name(path: str | Path) -> str:
@@ -144,8 +159,8 @@ def _memory_from_fields(data: dict[str, Any]) -> Memory:
         raise ValueError("empty kind")
     try:
         return Memory.from_dict(data)
-    except TypeError as exc:  # a value of a type from_dict does not check
-        raise ValueError(str(exc)) from None
+    except (TypeError, OverflowError) as exc:  # a type from_dict does not check; a date
+        raise ValueError(str(exc)) from None   # that leaves the calendar once in UTC
 
 
 def parse_jsonl(data: bytes, name: str, namespace: str | None = None) -> list[Entry]:
@@ -161,8 +176,18 @@ def parse_jsonl(data: bytes, name: str, namespace: str | None = None) -> list[En
         except json.JSONDecodeError as exc:
             problems.add(number, f"malformed JSON ({exc.msg} at column {exc.colno})")
             continue
+        except RecursionError:
+            problems.add(number, "JSON nested too deeply")
+            continue
+        except ValueError as exc:  # e.g. an integer with more digits than Python converts
+            problems.add(number, f"unreadable JSON ({exc})")
+            continue
         if not isinstance(obj, dict):
             problems.add(number, f"expected a JSON object, got {type(obj).__name__}")
+            continue
+        unstorable = _unstorable(obj)
+        if unstorable:
+            problems.add(number, unstorable)
             continue
         if namespace is not None:
             obj["namespace"] = namespace
@@ -224,7 +249,7 @@ def parse_csv(data: bytes, name: str, text_col: str = "text", *, id_col: str | N
             continue
         try:
             entries.append(Entry(number, _csv_memory(row, index, mapped, used, namespace)))
-        except ValueError as exc:
+        except (ValueError, OverflowError) as exc:
             problems.add(number, str(exc))
     _check_duplicates(entries, problems)
     problems.raise_if_any()
@@ -242,8 +267,9 @@ def _csv_memory(row: list[str], index: dict[str, int], mapped: dict[str, str | N
         if not cell:
             continue
         if what in OUTCOME_COLUMNS:
-            if not cell.isdigit():
-                raise ValueError(f"{what} {cell!r} is not a whole number >= 0")
+            if not (cell.isascii() and cell.isdigit()) or int(cell) > MAX_INT:
+                raise ValueError(f"{what} {cell!r} is not a whole number >= 0 "
+                                 "(at most 64 bits)")
             fields[what] = int(cell)
         elif what == "importance":
             try:
@@ -263,6 +289,8 @@ def _csv_memory(row: list[str], index: dict[str, int], mapped: dict[str, str | N
 def read_entries(path: str | Path, fmt: str | None = None, namespace: str | None = None,
                  **csv_options: Any) -> list[Entry]:
     """Read and validate a whole JSONL or CSV file (``-`` is stdin) into entries."""
+    if str(path) != "-" and Path(path).is_dir():
+        raise InputError(f"cannot read {path}: it is a directory, not a file")
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise UserError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")

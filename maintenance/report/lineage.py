@@ -10,7 +10,10 @@
   ``superseded_by``), ``run_id``, ``agent``, ``reason``, ``time`` and ``undone`` (the run was
   undone later).
 
-:func:`render` writes the graph as GraphML, Graphviz DOT, JSON or readable text.
+:func:`render` writes the graph as GraphML, Graphviz DOT, JSON or readable text. Memory text,
+ids and reasons reach a terminal: every rendering shows their control characters (terminal
+escape sequences) as escapes (:func:`~memmaint.maintenance.core.text.for_terminal`); JSON
+through ``\\uXXXX`` escapes, so it still decodes to the stored values.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 from memmaint.maintenance.core.errors import UnknownIdError
 from memmaint.maintenance.core.records import format_time
+from memmaint.maintenance.core.text import for_terminal, json_for_terminal
 from memmaint.maintenance.store.base import Event, MemoryStore
 
 FORMATS = ("text", "json", "graphml", "dot")
@@ -118,7 +122,7 @@ def _history_line(ev: Event) -> str:
 def render(graph: Any, fmt: str = "text") -> str:
     """``graph`` as ``text``, ``json``, ``graphml`` or ``dot``."""
     if fmt == "json":
-        return json.dumps(to_json_dict(graph), indent=2, ensure_ascii=False)
+        return json_for_terminal(json.dumps(to_json_dict(graph), indent=2, ensure_ascii=False))
     if fmt == "graphml":
         return _graphml(graph)
     if fmt == "dot":
@@ -140,18 +144,26 @@ def to_json_dict(graph: Any) -> dict[str, Any]:
 def _graphml(graph: Any) -> str:
     import networkx as nx
 
-    flat = graph.copy()
+    def safe(value: Any) -> Any:  # XML 1.0 cannot hold most control characters at all
+        return for_terminal(value, keep_newlines=True) if isinstance(value, str) else value
+
+    flat = nx.relabel_nodes(graph, {n: safe(n) for n in graph.nodes}, copy=True)
     for n in flat.nodes:
         flat.nodes[n]["history"] = "\n".join(flat.nodes[n].get("history", []))
+        for key, value in flat.nodes[n].items():
+            flat.nodes[n][key] = safe(value)
+    for _u, _v, data in flat.edges(data=True):
+        for key, value in data.items():
+            data[key] = safe(value)
     for key in list(flat.graph):
-        flat.graph[key] = str(flat.graph[key])
+        flat.graph[key] = safe(str(flat.graph[key]))
     buf = io.BytesIO()
     nx.write_graphml(flat, buf)
     return buf.getvalue().decode("utf-8")
 
 
 def _quote(value: Any) -> str:
-    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    return '"' + for_terminal(value, keep_newlines=True).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _dot(graph: Any) -> str:
@@ -199,4 +211,4 @@ def _text(graph: Any) -> str:
     hist = graph.nodes[root].get("history", [])
     out.append("history:" if hist else "history: no maintenance events")
     out.extend(f"  {line}" for line in hist)
-    return "\n".join(out) + "\n"
+    return "\n".join(for_terminal(line) for line in out) + "\n"

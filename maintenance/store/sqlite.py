@@ -15,6 +15,14 @@ Every write runs inside ``BEGIN IMMEDIATE`` ... ``COMMIT`` (or a savepoint when 
 transaction is already open), so a failing batch leaves the file unchanged. The run lock is
 ``fcntl.flock`` on the sidecar file ``<db>.lock`` (``<db>.<name>.lock`` for other names): it is
 exclusive, never blocks, and the kernel releases it when the holding process dies.
+
+SQLite's run-time failures (the disk is full, an I/O error, a damaged file) reach callers as
+one :class:`~memmaint.maintenance.core.errors.StoreError` naming the store and SQLite's own
+cause (``database or disk is full``); the write is rolled back first, and a rollback that
+cannot run (SQLite may already have ended the transaction) never hides that cause.
+``max_pages`` (or the environment variable ``MEMMAINT_SQLITE_MAX_PAGES``) caps the file at
+that many pages with ``PRAGMA max_page_count``: the store is then full at a chosen size,
+which is how the tests make a disk full.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from memmaint.maintenance.core.errors import (
     DuplicateIdError,
     LockHeldError,
     MemmaintError,
+    StoreError,
     UserError,
 )
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
@@ -121,6 +130,21 @@ MIGRATIONS: list[tuple[str, ...]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
+MAX_PAGES_ENV = "MEMMAINT_SQLITE_MAX_PAGES"
+
+
+def _is_runtime_failure(exc: BaseException) -> bool:
+    """SQLite errors that are the environment's fault (full, I/O, damaged), not the code's."""
+    return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+
+
+def store_error(exc: sqlite3.Error, url: str, action: str = "write to") -> StoreError:
+    """A one-line :class:`StoreError` naming the store and SQLite's cause."""
+    cause = str(exc) or type(exc).__name__
+    if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "is full" in cause:
+        return StoreError(f"cannot {action} store {url}: {cause} (the failed write was "
+                          "rolled back)")
+    return StoreError(f"cannot {action} store {url}: {cause}")
 
 
 def _ts(value: datetime | None) -> str | None:
@@ -170,6 +194,9 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
         create: create (and initialise) the file when it does not exist; with ``False`` a
             missing file is a :class:`UserError` naming the path.
         timeout: seconds a writer waits for another process's write transaction.
+        max_pages: cap the file at this many pages (``PRAGMA max_page_count``; default
+            from ``MEMMAINT_SQLITE_MAX_PAGES``, else no cap): writes past it fail as if the
+            disk were full.
 
     A store object may be shared between threads (calls are serialised); each process
     should open its own.
@@ -178,7 +205,7 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
     dialect = SQLITE
 
     def __init__(self, path: str | os.PathLike[str], create: bool = True, *,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, max_pages: int | None = None) -> None:
         self._mutex = threading.RLock()
         self._savepoints = 0
         self._held_locks: set[str] = set()
@@ -206,8 +233,20 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
                                          check_same_thread=False)
         except sqlite3.Error as exc:
             raise UserError(f"cannot open store {self.url}: {exc}") from None
+        if max_pages is None and os.environ.get(MAX_PAGES_ENV, "").strip():
+            try:
+                max_pages = int(os.environ[MAX_PAGES_ENV])
+            except ValueError:
+                self._conn.close()
+                raise UserError(f"{MAX_PAGES_ENV} must be a whole number of pages") from None
+        self._max_pages = max_pages
         try:
             self._open()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            if _is_runtime_failure(exc):
+                raise store_error(exc, self.url, "open") from None
+            raise
         except BaseException:
             self._conn.close()
             raise
@@ -228,6 +267,8 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
         if self.path is not None and str(mode).lower() != "wal":  # pragma: no cover
             logger.warning("could not switch %s to WAL mode (journal_mode=%s)", self.url, mode)
         conn.execute("PRAGMA synchronous = FULL")
+        if self._max_pages is not None:
+            conn.execute(f"PRAGMA max_page_count = {int(self._max_pages)}")
         self._migrate()
 
     def _schema_version(self) -> int:
@@ -268,7 +309,31 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._mutex:
             self._check_open()
-            return self._conn.execute(sql, params).fetchall()
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                if _is_runtime_failure(exc):
+                    raise store_error(exc, self.url, "read") from None
+                raise
+
+    def _undo(self, *statements: str) -> None:
+        """Run rollback statements if a transaction is still open. SQLite may have ended it
+        already (a full disk rolls back on its own); a rollback that fails is logged, never
+        raised, so the error that caused it is the one the caller sees."""
+        for sql in statements:
+            if not self._conn.in_transaction:
+                return
+            try:
+                self._conn.execute(sql)
+            except sqlite3.Error as exc:
+                logger.warning("%s on %s failed: %s", sql.split()[0], self.url, exc)
+                return
+
+    def _failed(self, exc: BaseException) -> BaseException | None:
+        """The error to raise instead of ``exc`` (None: raise ``exc`` itself)."""
+        if isinstance(exc, sqlite3.Error) and _is_runtime_failure(exc):
+            return store_error(exc, self.url)
+        return None
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -279,29 +344,43 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
             if conn.in_transaction:
                 self._savepoints += 1
                 name = f"sp{self._savepoints}"
-                conn.execute(f"SAVEPOINT {name}")
                 try:
-                    yield conn
-                except BaseException:
-                    conn.execute(f"ROLLBACK TO {name}")
-                    conn.execute(f"RELEASE {name}")
-                    raise
-                else:
-                    conn.execute(f"RELEASE {name}")
+                    conn.execute(f"SAVEPOINT {name}")
+                    try:
+                        yield conn
+                    except BaseException as exc:
+                        self._undo(f"ROLLBACK TO {name}", f"RELEASE {name}")
+                        translated = self._failed(exc)
+                        if translated is not None:
+                            raise translated from None
+                        raise
+                    try:
+                        conn.execute(f"RELEASE {name}")
+                    except sqlite3.Error as exc:
+                        self._undo(f"ROLLBACK TO {name}", f"RELEASE {name}")
+                        raise self._failed(exc) or exc from None
                 finally:
                     self._savepoints -= 1
                 return
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
-                raise MemmaintError(f"store {self.url} is busy: {exc}") from None
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise MemmaintError(f"store {self.url} is busy: {exc}") from None
+                raise store_error(exc, self.url) from None
             try:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
+            except BaseException as exc:
+                self._undo("ROLLBACK")
+                translated = self._failed(exc)
+                if translated is not None:
+                    raise translated from None
                 raise
-            else:
+            try:
                 conn.execute("COMMIT")
+            except sqlite3.Error as exc:  # e.g. the disk filled up while writing the WAL
+                self._undo("ROLLBACK")
+                raise self._failed(exc) or exc from None
 
     # -- hooks of the shared SQL store -------------------------------------------------------
     def _transaction(self, conn: sqlite3.Connection) -> SQLiteTransaction:
