@@ -369,3 +369,32 @@ def test_fuzz_config_show(cli, tmp_path_factory, text):
     assert res.exit_code in (0, 2), res.output
     if res.exit_code == 2:
         assert len(res.stderr.splitlines()) == 1, res.stderr
+
+
+def test_run_output_escapes_memory_text(tmp_path):
+    """``run`` (its report text) and ``runs RUN_ID`` never print raw control characters from
+    memory text."""
+    from memmaint.maintenance.cli.main import main as cli_main
+    from memmaint.maintenance.core.records import Memory as Mem
+    from memmaint.maintenance.store.sqlite import SQLiteStore as Store
+
+    db = tmp_path / "evil.db"
+    evil = "Refunds take 5 days \x1b[2J\x1b[31m now"
+    with Store(db) as store:
+        store.add_memories([Mem(text=evil, id=f"e{i}") for i in range(4)]
+                           + [Mem(text=f"unrelated note number {i}", id=f"n{i}")
+                              for i in range(8)])
+    cfg = tmp_path / "fast.toml"
+    cfg.write_text('[embedding]\nmodel = "hashing"\ndim = 64\n[reduction]\nmethod = "pca"\n'
+                   '[clustering.hdbscan]\nmin_cluster_size = 2\n[job]\nmin_new_memories = 0\n')
+    from click.testing import CliRunner
+
+    runner = CliRunner()
+    res = runner.invoke(cli_main, ["run", "--db", str(db), "--config", str(cfg)])
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.output
+    run_id = json.loads(runner.invoke(cli_main, ["runs", "--db", str(db), "--json"]).output)[0]
+    run_id = run_id["run_id"] if isinstance(run_id, dict) else run_id
+    shown = runner.invoke(cli_main, ["runs", "--db", str(db), "--show", run_id])
+    assert shown.exit_code == 0 and "\x1b" not in shown.output
+    assert "\\u001b" in shown.output or "\\x1b" in shown.output  # the text is there, escaped

@@ -24,6 +24,7 @@ from memmaint.maintenance.cli.main import EXIT_SKIPPED, OutputError, check_outpu
 from memmaint.maintenance.core.config import Config, load_config
 from memmaint.maintenance.core.errors import InputError, LockHeldError, UserError
 from memmaint.maintenance.core.records import parse_time
+from memmaint.maintenance.core.text import for_terminal, json_for_terminal
 
 log = logging.getLogger("memmaint.cli")
 
@@ -184,10 +185,10 @@ def _echo_report(report: Any) -> None:
     from memmaint.maintenance.report.model import format_comparison, format_report
 
     cmp = shadow_comparison(report)
-    click.echo(format_report(report, outcomes=cmp is None))
+    click.echo(for_terminal(format_report(report, outcomes=cmp is None), keep_newlines=True))
     if cmp is not None:
         click.echo("")
-        click.echo(format_comparison(cmp))
+        click.echo(for_terminal(format_comparison(cmp), keep_newlines=True))
 
 
 def _write_html(path: str, report: Any) -> None:
@@ -227,7 +228,8 @@ def runs_cmd(db: str, limit: int, show_id: str | None, as_json: bool) -> None:
     try:
         if show_id:
             rec = store.get_run(show_id)
-            click.echo(json.dumps(dict(rec.report), indent=1, ensure_ascii=False, default=str))
+            click.echo(json_for_terminal(
+                json.dumps(dict(rec.report), indent=1, ensure_ascii=False, default=str)))
             return
         records = store.list_runs(limit=limit)
     finally:
@@ -254,7 +256,7 @@ def _emit_comparison(cmp: Any, json_path: str | None, html_path: str | None,
     from memmaint.maintenance.report.html import render_html
     from memmaint.maintenance.report.model import format_comparison
 
-    click.echo(format_comparison(cmp))
+    click.echo(for_terminal(format_comparison(cmp), keep_newlines=True))
     if json_path:
         _write(json_path, json.dumps(cmp.to_dict(), indent=1, ensure_ascii=False, default=str),
                "the JSON comparison")

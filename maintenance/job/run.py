@@ -360,9 +360,14 @@ def run_job(
                 log.error("run %s: %s (nothing written)", report.run_id, exc)
                 raise
             if not dry_run:
-                _save(store, report)
-                if isinstance(exc, UserError):
-                    exc.recorded_run = report.run_id  # type: ignore[attr-defined]
+                try:
+                    _save(store, report)
+                except Exception as save_exc:  # noqa: BLE001 - never hide the run's own error
+                    log.error("run %s: could not record the failure either: %s",
+                              report.run_id, save_exc)
+                else:
+                    if isinstance(exc, UserError):
+                        exc.recorded_run = report.run_id  # type: ignore[attr-defined]
             log.error("run %s: failed: %s", report.run_id, report.error)
             raise
         if report.finished_at is None:
