@@ -136,9 +136,10 @@ class EmbeddingConfig:
     model_name: str | None = _opt(None, doc="model name sent to the endpoint")
     api_key_env: str = _opt("OPENAI_API_KEY", doc="environment variable holding the key")
     threads: int = _opt(0, min=0, doc="onnxruntime threads for model=minilm (0 = all CPUs)")
-    precision: str = _opt("float32", choices=("float32", "int8"), doc=(
-        "model=minilm: float32 weights (exact; the same speed on CPUs) or the int8 file's "
-        "own (cosine 0.996 on the shortest texts)"))
+    precision: str = _opt("int8", choices=("int8", "float32"), doc=(
+        "model=minilm: the int8 file's own weights (the light default: no PyTorch; cosine "
+        "0.996 to sentence-transformers on the shortest texts) or float32 weights (exact; "
+        "the fp32 extra, which pulls PyTorch; the same speed)"))
     timeout_s: float = _opt(60.0, min=0.1, doc="HTTP timeout per request for model=openai")
 
 

