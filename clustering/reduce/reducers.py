@@ -333,6 +333,9 @@ class UMAPReducer:
             n_neighbors = n - 1
             log.warning("umap: n_neighbors=%d is too many for %d points; using %d",
                         self.n_neighbors, n, n_neighbors)
+        from memmaint.clustering.reduce._numba_cache import ensure_umap_cache
+
+        compiling = ensure_umap_cache()  # compiled kernels kept on disk, once per machine
         import umap
 
         model = umap.UMAP(
@@ -344,6 +347,7 @@ class UMAPReducer:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             Y = np.asarray(model.fit_transform(X), dtype=np.float64)
+        compiling.done()
         for w in caught:
             log.debug("umap-learn: %s", w.message)
         if not np.isfinite(Y).all():
