@@ -25,6 +25,7 @@ from memmaint.clustering._estimators import (
 from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
 from memmaint.clustering.genkt.estimator import GenKT
 from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
+from memmaint.clustering.scale import best_cosines, pool_scale
 from memmaint.maintenance.core.config import ClusteringConfig, GenKTConfig, ReductionConfig
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.registry import CLUSTERERS
@@ -35,8 +36,11 @@ __all__ = [
     "ClusteringResult",
     "GenKTClusterer",
     "cluster_embeddings",
+    "fit_labels",
+    "guard_singletons",
     "make_clusterer",
     "register_clusterer",
+    "resolve_R",
 ]
 
 
@@ -52,6 +56,15 @@ class Clusterer(Protocol):
 _GENKT = GenKTConfig()
 
 
+def resolve_R(X: Any, R: float, R_mode: str = "absolute", R_rel: float = _GENKT.R_rel,
+              scale_quantile: float = _GENKT.scale_quantile) -> float:
+    """The radius GenKT uses on coordinates ``X``: ``R`` (``R_mode="absolute"``) or
+    ``R_rel`` times :func:`~memmaint.clustering.scale.pool_scale` (``"relative"``)."""
+    if R_mode != "relative":
+        return float(R)
+    return float(R_rel) * pool_scale(X, float(scale_quantile))
+
+
 class GenKTClusterer(ClusterMixin, BaseEstimator):
     """Generalised-kt sequential recombination as a :class:`Clusterer`: ``[clustering.genkt]``
     as a scikit-learn estimator.
@@ -62,18 +75,27 @@ class GenKTClusterer(ClusterMixin, BaseEstimator):
     ``use_weights`` is true; without ``embeddings`` GenKT skips the cosine cut. Every item
     gets a label >= 0 (no noise). ``fit_predict``, the :class:`Clusterer` entry point, takes
     memory importances: all zero means equal weights (passed as ``None``).
+
+    ``R_mode="relative"`` replaces ``R`` by ``R_rel`` times the pool's scale (see
+    :func:`resolve_R`); ``R_`` holds the radius used.
     """
 
-    _parameter_constraints: ClassVar[dict[str, list[Any]]] = parameter_constraints(GenKTConfig)
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **parameter_constraints(GenKTConfig)}
 
     def __init__(self, p: float = _GENKT.p, R: float = _GENKT.R,
                  cos_cut: float = _GENKT.cos_cut, recombination: str = _GENKT.recombination,
-                 use_weights: bool = _GENKT.use_weights) -> None:
+                 use_weights: bool = _GENKT.use_weights, R_mode: str = _GENKT.R_mode,
+                 R_rel: float = _GENKT.R_rel,
+                 scale_quantile: float = _GENKT.scale_quantile) -> None:
         self.p = p
         self.R = R
         self.cos_cut = cos_cut
         self.recombination = recombination
         self.use_weights = use_weights
+        self.R_mode = R_mode
+        self.R_rel = R_rel
+        self.scale_quantile = scale_quantile
 
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None,
             embeddings: Any = None) -> GenKTClusterer:
@@ -81,7 +103,15 @@ class GenKTClusterer(ClusterMixin, BaseEstimator):
         from sklearn.utils.validation import _check_sample_weight
 
         validate_params(self)
-        model = GenKT(p=self.p, R=self.R, cos_cut=self.cos_cut,
+        R = self.R
+        if self.R_mode == "relative":
+            try:
+                R = resolve_R(np.asarray(X, dtype=np.float64), self.R, self.R_mode, self.R_rel,
+                              self.scale_quantile)
+            except (TypeError, ValueError):  # malformed X: GenKT.fit says how, below
+                R = self.R
+        self.R_ = float(R)
+        model = GenKT(p=self.p, R=R, cos_cut=self.cos_cut,
                       recombination=self.recombination)
         model.fit(X, sample_weight=sample_weight if self.use_weights else None,
                   embeddings=embeddings)
@@ -108,14 +138,17 @@ def hdbscan_from_config(config: ClusteringConfig) -> Clusterer:
     c = config.hdbscan
     return HDBSCANClusterer(min_cluster_size=c.min_cluster_size, min_samples=c.min_samples,
                             cluster_selection_epsilon=c.cluster_selection_epsilon,
-                            cluster_selection_method=c.cluster_selection_method)
+                            cluster_selection_method=c.cluster_selection_method,
+                            epsilon_mode=c.epsilon_mode, epsilon_rel=c.epsilon_rel,
+                            scale_quantile=c.scale_quantile)
 
 
 def genkt_from_config(config: ClusteringConfig) -> Clusterer:
     """The ``genkt`` entry of the clusterer registry."""
     c = config.genkt
     return GenKTClusterer(p=c.p, R=c.R, cos_cut=c.cos_cut, recombination=c.recombination,
-                          use_weights=c.use_weights)
+                          use_weights=c.use_weights, R_mode=c.R_mode, R_rel=c.R_rel,
+                          scale_quantile=c.scale_quantile)
 
 
 ClustererFactory = Callable[[ClusteringConfig], Clusterer]
@@ -129,6 +162,31 @@ def register_clusterer(name: str, factory: ClustererFactory) -> None:
 def make_clusterer(config: ClusteringConfig) -> Clusterer:
     """The clusterer ``config.algorithm`` names, set up from its config section."""
     return CLUSTERERS.get(config.algorithm)(config)
+
+
+def guard_singletons(labels: Any, embeddings: Any, singleton_cos: float) -> np.ndarray:
+    """The one-off guard: ``labels`` (int64 copy) with every memory whose best cosine to any
+    other memory of ``embeddings`` (the original space, not the reduced map) is below
+    ``singleton_cos`` set to noise (-1). ``singleton_cos <= -1`` turns it off.
+
+    Reduced maps (UMAP, t-SNE) place every point somewhere, and clusterers absorb one-offs
+    into the nearest cluster; a cosine in the embedding space keeps them alone.
+    """
+    out = np.array(labels, dtype=np.int64, copy=True)
+    if singleton_cos <= -1.0 or out.size < 2:
+        return out
+    out[best_cosines(embeddings) < singleton_cos] = -1
+    return out
+
+
+def fit_labels(coords: Any, embeddings: Any, weights: Any,
+               clustering: ClusteringConfig) -> np.ndarray:
+    """Cluster reduced ``coords`` as ``clustering`` says, then apply the one-off guard
+    (``clustering.singleton_cos``) in the original ``embeddings``: the one function the
+    pipeline, the job, its executors and the tuner call."""
+    labels = make_clusterer(clustering).fit_predict(coords, embeddings=embeddings,
+                                                   sample_weight=weights)
+    return guard_singletons(labels, embeddings, clustering.singleton_cos)
 
 
 @dataclass(frozen=True)
@@ -173,10 +231,8 @@ def cluster_embeddings(embeddings: Any, weights: Any, reduction: ReductionConfig
     """
     emb = check_matrix(embeddings, "embedding")
     w = _check_weights(weights, emb.shape[0])
-    clusterer = make_clusterer(clustering)
     reducer = reducer_from_config(reduction)
     reduced = reducer.fit_transform(emb)
-    labels = np.asarray(clusterer.fit_predict(reduced, embeddings=emb, sample_weight=w),
-                        dtype=np.int64)
+    labels = fit_labels(reduced, emb, w, clustering)
     return ClusteringResult(labels=labels, reduced=reduced,
                             reduction_fallback=getattr(reducer, "fallback_", None))

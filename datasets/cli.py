@@ -139,7 +139,7 @@ def sample_cmd(corpus: str, n_pools: int, n_classes: int, per_class: str, weight
                text_col: str, label_col: str, weight_col: str | None, seed: int,
                namespace: str, output: Path, force: bool) -> None:
     """Sample disjoint-class pools from CORPUS: a CSV/JSONL file, or banking77 / hwu64
-    (read from ../shared/data or $MEMMAINT_SHARED_DATA)."""
+    (read from $MEMMAINT_DATA_DIR, else ../shared/data)."""
     from memmaint.datasets.labelled import CORPORA, load_labelled, sample_pools
 
     if output.exists() and any(output.iterdir()) and not force:

@@ -7,13 +7,14 @@ JSONL or CSV file with a text and a label column (and optionally a weight column
 configuration tuned on some pools can be validated on others.
 
 The corpora are read where they lie (``../shared/data`` beside the project, or the folder in
-``MEMMAINT_SHARED_DATA``); nothing is copied into the project.
+``MEMMAINT_DATA_DIR``); nothing is copied into the project.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import logging
 import math
 import os
 from collections.abc import Sequence
@@ -27,7 +28,9 @@ from memmaint.datasets.pools import MemoryPool, draw_weights, parse_per_class
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
 
-DATA_ENV = "MEMMAINT_SHARED_DATA"
+DATA_ENV = "MEMMAINT_DATA_DIR"
+#: The variable's old name (``datasets`` only), still read with a deprecation warning.
+OLD_DATA_ENV = "MEMMAINT_SHARED_DATA"
 _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",
             ".tsv": "tsv"}
 
@@ -163,11 +166,25 @@ def _read_csv(fh, path: Path, delimiter: str, text_col: str,  # type: ignore[no-
         raise InputError(f"{path}:{reader.line_num}: malformed CSV ({exc})") from None
 
 
+def data_dir_from_env() -> str | None:
+    """``$MEMMAINT_DATA_DIR``, else the deprecated ``$MEMMAINT_SHARED_DATA`` (with a warning
+    in the log), else None. ``datasets`` and ``eval`` both read the data folder here."""
+    value = os.environ.get(DATA_ENV)
+    if value:
+        return value
+    old = os.environ.get(OLD_DATA_ENV)
+    if old:
+        logging.getLogger("memmaint.datasets").warning(
+            "$%s is deprecated: set $%s instead", OLD_DATA_ENV, DATA_ENV)
+    return old or None
+
+
 def data_root(root: str | os.PathLike[str] | None = None) -> Path:
-    """The shared data folder: ``root``, else ``$MEMMAINT_SHARED_DATA``, else
-    ``../shared/data`` relative to the current directory."""
+    """The shared data folder: ``root``, else ``$MEMMAINT_DATA_DIR`` (the old name
+    ``$MEMMAINT_SHARED_DATA`` still works, with a warning), else ``../shared/data`` relative
+    to the current directory."""
     chosen = Path(root) if root is not None else Path(
-        os.environ.get(DATA_ENV) or Path.cwd().parent / "shared" / "data")
+        data_dir_from_env() or Path.cwd().parent / "shared" / "data")
     if not chosen.is_dir():
         raise InputError(f"data folder {chosen} not found (pass a root or set {DATA_ENV})")
     return chosen
@@ -286,3 +303,48 @@ def sample_pools(texts: Sequence[str], labels: Sequence[str | int], n_pools: int
         pools.append(MemoryPool(memories=memories, labels=np.array([c for _, c in rows]),
                                 classes=list(classes), kind=kind, seed=seed))
     return pools
+
+
+def add_one_offs(pool: MemoryPool, donor_texts: Sequence[str], share: float, seed: int = 0,
+                 donor: str = "donor",
+                 donor_labels: Sequence[str | int] | None = None) -> MemoryPool:
+    """``pool`` with one-off memories (label ``-1``) drawn from ``donor_texts``, another
+    corpus than the pool's classes, so that they make up ``share`` (0 <= share < 1) of the
+    result; distinct texts, shuffled in, importance 1.0, ``metadata["one_off"] = donor``.
+    With ``donor_labels`` (aligned with ``donor_texts``) at most one text per donor class is
+    taken, so no two one-offs paraphrase each other.
+
+    Used by the transfer tuning of issue #20: one-offs from another corpus have no paraphrase
+    in the pool, so a clustering should leave them alone.
+    """
+    if not 0.0 <= share < 1.0:
+        raise InputError(f"share must be in [0, 1), got {share}")
+    n_add = round(share * len(pool) / (1.0 - share))
+    if donor_labels is not None:
+        if len(donor_labels) != len(donor_texts):
+            raise InputError(f"{len(donor_texts)} donor texts but {len(donor_labels)} labels")
+        first: dict[str, str] = {}
+        order = np.random.default_rng(seed + 1).permutation(len(donor_texts))
+        for i in order:
+            text = str(donor_texts[int(i)]).strip()
+            if text:
+                first.setdefault(str(donor_labels[int(i)]), text)
+        donor_texts = list(first.values())
+    uniq = sorted({str(t).strip() for t in donor_texts if str(t).strip()})
+    if n_add > len(uniq):
+        raise InputError(f"{n_add} one-offs asked for, the donor has {len(uniq)} texts")
+    rng = np.random.default_rng(seed)
+    picked = [uniq[int(i)] for i in rng.choice(len(uniq), n_add, replace=False)]
+    now = max((m.created_at for m in pool.memories), default=utcnow())
+    extra = [Memory(text=t, id=f"{pool.kind}-s{pool.seed}-oneoff-{j:04d}",
+                    namespace=pool.memories[0].namespace if pool.memories else "default",
+                    created_at=now, importance=1.0,
+                    source=f"memmaint.datasets:{donor}:one-off",
+                    metadata={"label": -1, "one_off": donor}) for j, t in enumerate(picked)]
+    memories = list(pool.memories) + extra
+    labels = np.concatenate([np.asarray(pool.labels, dtype=np.int64),
+                             np.full(n_add, -1, dtype=np.int64)])
+    order = rng.permutation(len(memories))
+    return MemoryPool(memories=[memories[int(i)] for i in order], labels=labels[order],
+                      classes=list(pool.classes), kind=pool.kind, seed=pool.seed,
+                      families=list(pool.families))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,22 @@ def format_report(report: Any) -> str:
     return "\n".join(out)
 
 
+def _transfer_views(study: Any, floor: float, pareto: bool) -> None:
+    """Leave-one-corpus-out (when the pools span two corpora or more) and the Pareto front."""
+    from memmaint.optimize.transfer import corpus_of, format_loco, format_pareto, loco
+    from memmaint.optimize.transfer import pareto_front as front
+
+    trials = [t for t in study.trials if t.user_attrs.get("pools")]
+    if not trials:
+        return
+    if len({corpus_of(p["pool"]) for p in trials[0].user_attrs["pools"]}) >= 2:
+        click.echo(f"leave-one-corpus-out (worst precision >= {floor:.2f} on the rest):")
+        click.echo(format_loco(loco(trials, floor)))
+    if pareto:
+        click.echo("Pareto front (mean recall, worst precision, one-offs alone):")
+        click.echo(format_pareto(front(trials)))
+
+
 def _write_atomic(path: Path, text: str) -> None:
     write_atomically(path, lambda fh: fh.write(text), make_parents=True)
 
@@ -109,7 +127,7 @@ def best_toml(report: Any, study_name: str) -> str:
               help="Weight B-cubed by memory importance.")
 @click.option("--min-precision", "floor", type=click.FloatRange(0.0, 1.0), default=0.25,
               show_default=True, help="Precision floor (the constraint).")
-@click.option("--floor-on", type=click.Choice(["mean", "worst"]), default="mean",
+@click.option("--floor-on", type=click.Choice(["mean", "worst"]), default="worst",
               show_default=True, help="Floor the mean precision or every pool's precision.")
 @click.option("--noise", type=click.Choice(["one_cluster", "singletons"]),
               default="one_cluster", show_default=True, help="How noise (-1) is scored.")
@@ -131,7 +149,12 @@ def best_toml(report: Any, study_name: str) -> str:
 @click.option("--report-json", type=click.Path(dir_okay=False), default=None,
               help="Also write the report as JSON.")
 @click.option("--show-space", is_flag=True, help="Print the effective search space and exit.")
-def tune_cmd(train: tuple[str, ...], validate: tuple[str, ...], trials: int,
+@click.option("--make-pools", "make_pools", type=click.Path(file_okay=False), default=None,
+              help="Write the transfer training pools (banking77, hwu64, mtg, support x 2, "
+                   "4-6, 8-12 per class, cross-corpus one-offs) to this folder and exit.")
+@click.option("--pareto/--no-pareto", default=True, show_default=True,
+              help="Print the Pareto front (recall, worst precision, one-offs alone).")
+def tune_cmd(make_pools: str | None, pareto: bool, train: tuple[str, ...], validate: tuple[str, ...], trials: int,
              timeout: float | None, storage: str | None, study_name: str | None, n_jobs: int,
              seed: int, weighted: bool, floor: float, floor_on: str, noise: str,
              space_path: str | None, fixes: tuple[str, ...], embedder: str | None,
@@ -145,6 +168,13 @@ def tune_cmd(train: tuple[str, ...], validate: tuple[str, ...], trials: int,
     (same --storage and --study-name) and several processes may share one storage.
     """
     from memmaint.optimize.space import SearchSpace, default_space, parse_fix
+
+    if make_pools:
+        from memmaint.optimize.transfer import write_transfer_pools
+
+        written = write_transfer_pools(make_pools, seed=seed)
+        click.echo(f"wrote {len(written)} pools to {make_pools}")
+        return
 
     space = SearchSpace.from_toml(space_path) if space_path else default_space()
     space = space.fix_many(dict(parse_fix(f) for f in fixes))
@@ -191,9 +221,12 @@ def tune_cmd(train: tuple[str, ...], validate: tuple[str, ...], trials: int,
     objective = Objective(evaluator, space, base_config=base, floor=floor, floor_on=floor_on,
                           weighted=weighted)
     _quiet_optuna()
-    outcome = run_study(study, objective, n_trials=trials,
-                        timeout=timeout, n_jobs=n_jobs,
-                        show_progress_bar=sys.stderr.isatty() and trials > 0)
+    counted = _TrialProgress(objective, trials)
+    try:
+        outcome = run_study(study, counted, n_trials=trials, timeout=timeout, n_jobs=n_jobs,
+                            show_progress_bar=False)
+    finally:
+        counted.close()
     per = outcome.seconds / outcome.trials_run if outcome.trials_run else 0.0
     click.echo(f"{outcome.trials_run} trials in {outcome.seconds:.1f} s ({per:.2f} s/trial); "
                f"{evaluator.describe_caches()}", err=True)
@@ -208,6 +241,7 @@ def tune_cmd(train: tuple[str, ...], validate: tuple[str, ...], trials: int,
                             f"{floor_on} precision {floor:.2f}; run more trials, widen the "
                             "space or lower --min-precision")
     click.echo(format_report(report))
+    _transfer_views(study, floor, pareto)
     if report.validation_warning:
         click.secho(f"WARNING: {report.validation_warning}", err=True, fg="yellow")
 
@@ -227,6 +261,60 @@ def tune_cmd(train: tuple[str, ...], validate: tuple[str, ...], trials: int,
             click.echo(f"memmaint: plots skipped: {exc}", err=True)
         else:
             click.echo(f"wrote {len(paths)} plot files to {folder}", err=True)
+
+
+class _TrialProgress:
+    """The objective, counting trials: on a terminal a bar (``tune`` n/N, with the best
+    feasible recall so far), else one log line when the trials end, with their time. Every
+    other attribute is the objective's."""
+
+    def __init__(self, objective: Any, trials: int, tty: bool | None = None) -> None:
+        self._objective, self._trials = objective, trials
+        self._done = 0
+        self._best: float | None = None
+        self._lock = threading.Lock()
+        self._start = time.perf_counter()
+        self._bar: Any = None
+        if (sys.stderr.isatty() if tty is None else tty) and trials > 0:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=trials, desc="tune", unit="trial", file=sys.stderr,
+                             dynamic_ncols=True)
+
+    def __call__(self, trial: Any) -> Any:
+        value = None
+        try:
+            value = self._objective(trial)
+            return value
+        finally:
+            self._count(trial, value)
+
+    def _count(self, trial: Any, value: Any) -> None:
+        from memmaint.optimize.study import is_feasible
+
+        with self._lock:
+            self._done += 1
+            if value is not None and is_feasible(trial) and (
+                    self._best is None or value > self._best):
+                self._best = value
+            if self._bar is not None:
+                if self._best is not None:
+                    self._bar.set_postfix_str(self.note(), refresh=False)
+                self._bar.update(1)
+
+    def note(self) -> str:
+        return "no feasible trial yet" if self._best is None else \
+            f"best feasible recall {self._best:.3f}"
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        elif self._done:
+            log.info("tune: %d/%d trials in %.1f s; %s", self._done, self._trials,
+                     time.perf_counter() - self._start, self.note())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._objective, name)
 
 
 def _quiet_optuna() -> None:

@@ -93,6 +93,7 @@ class PoolScore:
     weighted_recall: float
     n_clusters: int
     n_noise: int
+    oneoffs_alone: float | None = None  # share of one-offs (true classes of one) left alone
 
     def pick(self, weighted: bool) -> tuple[float, float]:
         """(precision, recall) under the requested weighting."""
@@ -104,7 +105,7 @@ class PoolScore:
         return {"pool": self.pool, "precision": self.precision, "recall": self.recall,
                 "weighted_precision": self.weighted_precision,
                 "weighted_recall": self.weighted_recall, "n_clusters": self.n_clusters,
-                "n_noise": self.n_noise}
+                "n_noise": self.n_noise, "oneoffs_alone": self.oneoffs_alone}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PoolScore:
@@ -280,13 +281,13 @@ class Evaluator:
 
     def cluster(self, pool: LabelledPool, reduced: np.ndarray, red_cfg: ReductionConfig,
                 cfg: ClusteringConfig) -> np.ndarray:
-        if cfg.algorithm == "genkt":
-            return self._cluster_genkt(pool, reduced, red_cfg, cfg)
-        from memmaint.clustering.pipeline import make_clusterer
+        from memmaint.clustering.pipeline import fit_labels, guard_singletons
 
-        clusterer = make_clusterer(cfg)
-        return np.asarray(clusterer.fit_predict(reduced, embeddings=pool.embeddings,
-                                                sample_weight=pool.weights))
+        if cfg.algorithm == "genkt" and cfg.genkt.R_mode == "absolute":
+            labels = self._cluster_genkt(pool, reduced, red_cfg, cfg)
+            return guard_singletons(labels, pool.embeddings, cfg.singleton_cos)
+        # relative R (GenKT takes milliseconds: no history cache) and every other clusterer
+        return fit_labels(reduced, pool.embeddings, pool.weights, cfg)
 
     def _cluster_genkt(self, pool: LabelledPool, reduced: np.ndarray,
                        red_cfg: ReductionConfig, cfg: ClusteringConfig) -> np.ndarray:
@@ -325,10 +326,13 @@ class Evaluator:
         wt = bcubed(pool.labels, labels_pred, weights=pool.weights, noise=self.noise)
         labels_pred = np.asarray(labels_pred)
         found = set(labels_pred[labels_pred >= 0].tolist())
+        from memmaint.optimize.transfer import oneoffs_alone
+
         return PoolScore(pool=pool.name, precision=float(un.precision), recall=float(un.recall),
                          weighted_precision=float(wt.precision),
                          weighted_recall=float(wt.recall), n_clusters=len(found),
-                         n_noise=int(np.sum(labels_pred < 0)))
+                         n_noise=int(np.sum(labels_pred < 0)),
+                         oneoffs_alone=oneoffs_alone(pool.labels, labels_pred))
 
     def evaluate_pool(self, pool: LabelledPool, config: Config) -> PoolScore:
         reduced = self.reduce(pool, config.reduction)

@@ -193,16 +193,18 @@ def test_demo_with_fast_configs(cli, tmp_path, monkeypatch, setup):
     assert page.count('class="map"') >= 2
 
 
-def test_progress_without_terminal_logs_every_tenth(caplog):
+def test_progress_without_terminal_logs_one_line_per_stage(caplog):
     from memmaint.maintenance.cli.run import _Progress
 
     progress = _Progress(tty=False)
     with caplog.at_level("INFO", logger="memmaint.cli"):
         for done in range(1001):
             progress("embed", done, 1000)
+        progress("reduce", 0, 10)
+        progress("reduce", 10, 10)
     lines = [r.getMessage() for r in caplog.records]
-    assert lines[0] == "embed: 0/1000" and lines[-1] == "embed: 1000/1000"
-    assert len(lines) == 11
+    assert len(lines) == 2, lines  # cron logs stay short: one line per finished stage
+    assert lines[0].startswith("embed: 1000/1000 in ") and lines[1].startswith("reduce: 10/10")
 
 
 # -- exit codes keep their meaning (issue #17) ---------------------------------------------

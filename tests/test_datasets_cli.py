@@ -130,11 +130,11 @@ def test_sample_from_a_file(tmp_path):
 def test_sample_named_corpus(tmp_path, shared_data):
     out = tmp_path / "pools"
     res = run("datasets", "sample", "hwu64", "--pools", "2", "--classes", "10", "--per-class",
-              "5-8", "--seed", "3", "-o", out, env={"MEMMAINT_SHARED_DATA": str(shared_data)})
+              "5-8", "--seed", "3", "-o", out, env={"MEMMAINT_DATA_DIR": str(shared_data)})
     assert res.exit_code == 0, res.output + res.stderr
     pools = [_memories(out / f"pool-{i}.jsonl") for i in range(2)]
     classes = [{m.metadata["class"] for m in p} for p in pools]
     assert all(len(c) == 10 for c in classes) and classes[0].isdisjoint(classes[1])
     res = run("datasets", "sample", "banking77", "-o", tmp_path / "b",
-              env={"MEMMAINT_SHARED_DATA": str(tmp_path / "missing")})
+              env={"MEMMAINT_DATA_DIR": str(tmp_path / "missing")})
     assert "not found" in _one_error_line(res)

@@ -86,6 +86,11 @@ PROBES = {
     "min_samples": [1, 7, 0, -1, 1.5],
     "cluster_selection_epsilon": [0.0, 0.5, 3, -0.1, math.inf, math.nan],
     "cluster_selection_method": ["eom", "leaf", "best"],
+    "R_mode": ["absolute", "relative", "scaled", 1],
+    "R_rel": [2.0, 1, 0.0, -1.0, math.inf, math.nan, True],
+    "epsilon_mode": ["absolute", "relative", "scaled"],
+    "epsilon_rel": [0.0, 1.5, 3, -0.1, math.inf, math.nan],
+    "scale_quantile": [0.5, 1, 1.0, 0.0, 1.5, math.nan, True],
 }
 X = np.random.default_rng(0).normal(size=(12, 2))
 

@@ -106,9 +106,9 @@ def test_real_run_report_in_chromium(tmp_path):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from test_job import cfg, pool
 
-    from memmaint.maintenance.report.html import report_outcomes
-    from memmaint.maintenance.job.run import run_job, shadow_comparison
     from memmaint.maintenance.core.records import Memory
+    from memmaint.maintenance.job.run import run_job, shadow_comparison
+    from memmaint.maintenance.report.html import report_outcomes
     from memmaint.maintenance.store.sqlite import SQLiteStore
 
     evil = [Memory(text=PAYLOAD, id=f"evil-{i}", namespace="ns") for i in range(3)]

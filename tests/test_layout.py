@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
     {f"{M}.retrieve", f"{M}.apply", f"{M}.report"},
     {f"{M}.agents"},
     {f"{M}.job"},
-    {f"{M}.evaluation", "memmaint.optimize"},
+    {f"{M}.evaluation", "memmaint.optimize", f"{M}.review"},
     {f"{M}.cli"},
 ]
 

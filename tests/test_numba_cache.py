@@ -27,7 +27,7 @@ def test_second_process_loads_the_compiled_kernels(tmp_path):
     runs = []
     for i in range(2):
         out = tmp_path / f"y{i}.npy"
-        res = subprocess.run([sys.executable, "-c", SCRIPT, str(out)], env=env,
+        res = subprocess.run([sys.executable, "-c", SCRIPT, str(out)], check=False, env=env,
                              capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stderr
         runs.append((res.stderr, np.load(out)))

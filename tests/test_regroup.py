@@ -369,8 +369,8 @@ def test_scenario_shares_with_default_clustering(tmp_path):
     duplicates, changed facts and contradictions reach the agents together."""
     pytest.importorskip("umap")
     from memmaint.datasets.scenarios import make_scenario
-    from memmaint.maintenance.evaluation.scenarios import NOW, effective_actions
     from memmaint.maintenance.evaluation.common import EvalCache, maintain
+    from memmaint.maintenance.evaluation.scenarios import NOW, effective_actions
 
     types = ("duplicate", "changed_fact", "contradiction")
     hits = {t: [0, 0] for t in types}

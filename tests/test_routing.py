@@ -334,9 +334,9 @@ def test_retrieve_route_without_a_table_is_a_clear_error():
 def test_job_stores_routing_and_retrieval_uses_it(tmp_path):
     from test_cap import job_config, job_pool
 
+    from memmaint.maintenance.core.records import Status
     from memmaint.maintenance.embed.hashing import HashingEmbedder
     from memmaint.maintenance.job.run import run_job
-    from memmaint.maintenance.core.records import Status
     from memmaint.maintenance.report.model import format_report
     from memmaint.maintenance.retrieve.search import Retriever
     from memmaint.maintenance.store.sqlite import SQLiteStore

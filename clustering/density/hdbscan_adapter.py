@@ -21,6 +21,7 @@ from memmaint.clustering._estimators import (
     validate_params,
 )
 from memmaint.clustering.reduce.reducers import check_matrix
+from memmaint.clustering.scale import pool_scale
 from memmaint.maintenance.core.config import HDBSCANConfig
 from memmaint.maintenance.core.errors import InputError
 
@@ -47,6 +48,12 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
     :class:`~memmaint.clustering._estimators.InvalidParameter` (a ``UserError`` and a
     ``ValueError``). Pools with fewer points than ``min_cluster_size`` (including a single
     point) are all noise; ``min_samples`` above ``n - 1`` is clamped to ``n - 1``.
+
+    ``epsilon_mode="relative"`` replaces ``cluster_selection_epsilon`` by ``epsilon_rel`` times
+    the pool's scale (:func:`~memmaint.clustering.scale.pool_scale` at ``scale_quantile``,
+    the median nearest-neighbour distance by default), so the same value means the same on
+    dense and sparse pools and on any scaling of the coordinates; ``epsilon_`` holds the
+    epsilon used.
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -59,13 +66,19 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
                  min_samples: int | None = _DEFAULTS.min_samples,
                  cluster_selection_epsilon: float = _DEFAULTS.cluster_selection_epsilon,
                  cluster_selection_method: str = _DEFAULTS.cluster_selection_method,
-                 allow_single_cluster: bool = False, core_dist_n_jobs: int = 1) -> None:
+                 allow_single_cluster: bool = False, core_dist_n_jobs: int = 1,
+                 epsilon_mode: str = _DEFAULTS.epsilon_mode,
+                 epsilon_rel: float = _DEFAULTS.epsilon_rel,
+                 scale_quantile: float = _DEFAULTS.scale_quantile) -> None:
         self.min_cluster_size = min_cluster_size
         self.min_samples = min_samples
         self.cluster_selection_epsilon = cluster_selection_epsilon
         self.cluster_selection_method = cluster_selection_method
         self.allow_single_cluster = allow_single_cluster
         self.core_dist_n_jobs = core_dist_n_jobs
+        self.epsilon_mode = epsilon_mode
+        self.epsilon_rel = epsilon_rel
+        self.scale_quantile = scale_quantile
 
     def _validate_input(self, X: Any, sample_weight: Any) -> np.ndarray:
         from sklearn.utils.validation import _check_sample_weight, validate_data
@@ -89,6 +102,11 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
         validate_params(self)
         X = self._validate_input(X, sample_weight)
         n = X.shape[0]
+        epsilon = float(self.cluster_selection_epsilon)
+        if self.epsilon_mode == "relative":
+            epsilon = float(self.epsilon_rel) * pool_scale(X, float(self.scale_quantile)) \
+                if n >= 2 and self.epsilon_rel > 0 else 0.0
+        self.epsilon_ = epsilon
         if n < self.min_cluster_size:
             log.info("hdbscan: %d points is fewer than min_cluster_size=%d; all noise",
                      n, self.min_cluster_size)
@@ -103,7 +121,7 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
         model = hdbscan.HDBSCAN(
             min_cluster_size=int(self.min_cluster_size),
             min_samples=None if min_samples is None else int(min_samples),
-            cluster_selection_epsilon=float(self.cluster_selection_epsilon),
+            cluster_selection_epsilon=epsilon,
             cluster_selection_method=self.cluster_selection_method,
             allow_single_cluster=bool(self.allow_single_cluster),
             core_dist_n_jobs=int(self.core_dist_n_jobs),

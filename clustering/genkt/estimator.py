@@ -101,7 +101,8 @@ STRATEGIES = ("auto", "reference", "nn", "tree")
 # p, R, cos_cut and recombination are declared once, in GenKTConfig: defaults and
 # constraints come from there (the config loader checks TOML values with the same ones)
 _DEFAULTS = GenKTConfig()
-_DEFINITION_CONSTRAINTS = parameter_constraints(GenKTConfig, exclude=("use_weights",))
+_DEFINITION_CONSTRAINTS = parameter_constraints(
+    GenKTConfig, exclude=("use_weights", "R_mode", "R_rel", "scale_quantile"))  # GenKTClusterer's
 _W_FLOOR = 1e-6
 _TREE_MAX_DIM = 5  # above this the k-d tree prunes poorly: auto picks brute-force nn
 # speed knobs of the kernels (never change results; tests shrink them to reach every path):

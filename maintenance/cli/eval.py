@@ -28,7 +28,10 @@ DATA_ENV = "MEMMAINT_DATA_DIR"
 
 
 def _data_dir(value: str | None) -> Path:
-    path = Path(value or os.environ.get(DATA_ENV) or Path("..") / "shared" / "data")
+    from memmaint.datasets.labelled import data_dir_from_env  # the old name, with a warning
+
+    path = Path(value or os.environ.get(DATA_ENV) or data_dir_from_env()
+                or Path("..") / "shared" / "data")
     if not path.is_dir():
         raise UserError(f"data folder {path} not found (pass --data-dir or set {DATA_ENV})")
     return path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -76,3 +77,29 @@ def _find_namespace(store: MemoryStore, memory_id: str) -> str:
         raise UserError(f"memory id {memory_id!r} exists in namespaces {', '.join(found)}: "
                         "pass --namespace")
     return found[0]
+
+
+# -- decisions (``run --decisions``, ``runs --show RUN_ID --decisions``) ------------------------
+
+def _cut(text: str, width: int) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "\u2026"
+
+
+def decisions_table(outcome: Any, *, width: int = 48) -> str:
+    """A configuration's decisions as a text table, one memory a row: id, action, target,
+    agent, reason and the memory's text (both cut to ``width`` characters; every cell made
+    safe for a terminal)."""
+    from memmaint.maintenance.core.text import for_terminal
+    from memmaint.maintenance.report.model import table
+
+    decisions = list(getattr(outcome, "decisions", None) or [])
+    if not decisions:
+        return f"{getattr(outcome, 'name', 'plan')}: no decisions (every memory kept)"
+    texts = getattr(outcome, "texts", {}) or {}
+    rows = [[for_terminal(_cut(d.memory_id, 36)), d.type,
+             for_terminal(_cut(d.target or "-", 36)), for_terminal(d.agent or "-"),
+             for_terminal(_cut(d.reason or "-", width)),
+             for_terminal(_cut(texts.get(f"{d.namespace}\x1f{d.memory_id}", ""), width))]
+            for d in decisions]
+    return table(["id", "action", "target", "agent", "reason", "text"], rows)

@@ -1,8 +1,8 @@
 """CLI commands for the nightly job: ``run``, ``runs``, ``compare`` and ``demo``.
 
 ``memmaint run`` is made for cron: it never prompts, logs to stderr (plain lines when stderr
-is not a terminal, a progress bar when it is), and its exit code says what happened:
-0 ran (or dry-ran), 1 runtime failure, 2 usage/config/input error (checked before the first
+is not a terminal, one per stage with its time; a bar per stage when it is), and its exit
+code says what happened: 0 ran (or dry-ran), 1 runtime failure, 2 usage/config/input error (checked before the first
 write: config, namespaces, output paths; nothing written, no run record), 3 another run holds
 the store's lock, 4 skipped (too few new memories since the last successful run), 5 the run
 finished and is recorded (changes applied) but a ``--report``/``--html`` file could not be
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -21,49 +20,13 @@ from typing import Any
 import click
 
 from memmaint.maintenance.cli.main import EXIT_SKIPPED, OutputError, check_output
+from memmaint.maintenance.cli.main import Progress as _Progress
 from memmaint.maintenance.core.config import Config, load_config
 from memmaint.maintenance.core.errors import InputError, LockHeldError, UserError
 from memmaint.maintenance.core.records import parse_time
 from memmaint.maintenance.core.text import for_terminal, json_for_terminal
 
 log = logging.getLogger("memmaint.cli")
-
-
-class _Progress:
-    """``progress(stage, done, total)`` for the job: a click bar on a terminal, else
-    a plain log line every 10 percent."""
-
-    def __init__(self, tty: bool | None = None) -> None:
-        self.tty = sys.stderr.isatty() if tty is None else tty
-        self.bars: dict[str, Any] = {}
-        self.shown: dict[str, int] = {}
-        self.done: dict[str, int] = {}
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if total <= 0:
-            return
-        if self.tty:
-            bar = self.bars.get(stage)
-            if bar is None:
-                bar = click.progressbar(length=total, label=stage, file=sys.stderr)
-                bar.__enter__()
-                self.bars[stage] = bar
-                self.done[stage] = 0
-            bar.update(max(0, done - self.done[stage]))
-            self.done[stage] = done
-            if done >= total:
-                bar.__exit__(None, None, None)
-                del self.bars[stage]
-        else:
-            decile = min(10, done * 10 // total)
-            if decile > self.shown.get(stage, -1):
-                self.shown[stage] = decile
-                log.info("%s: %d/%d", stage, done, total)
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.__exit__(None, None, None)
-        self.bars.clear()
 
 
 def _load(path: str | None) -> Config:
@@ -119,12 +82,19 @@ def _open(db: str) -> Any:
               help="Dask scheduler to use (default: a LocalCluster on this machine).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Threads (--executor threads) or LocalCluster workers (dask); default 2.")
+@click.option("--decisions", is_flag=True,
+              help="Also print every decision as a table (id, action, target, agent, "
+                   "reason, text).")
+@click.option("--approve", "approve", metavar="KINDS",
+              help="Apply only these action kinds at once (e.g. merge,evict) and queue the "
+                   "rest for review (`memmaint queue`).")
 @click.pass_context
 def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tuple[str, ...],
             all_namespaces: bool, dry_run: bool, force: bool, report_path: str | None,
             html_path: str | None, shadow_path: str | None, now_text: str | None,
             executor_name: str = "local", scheduler: str | None = None,
-            workers: int | None = None) -> None:
+            workers: int | None = None, decisions: bool = False,
+            approve: str | None = None) -> None:
     """Run the nightly maintenance job once (cron-ready, never prompts).
 
     Exit codes: 0 done, 1 failure, 2 usage/config/input error (nothing written), 3 another
@@ -142,6 +112,11 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
         raise click.UsageError("--scheduler needs --executor dask")
     check_output(report_path, "--report")
     check_output(html_path, "--html")
+    if approve is not None:
+        _run_approve(ctx, db, config, approve, list(namespaces) or None, force, now,
+                     bool(dry_run or shadow or report_path or html_path or decisions
+                          or executor_name != "local"))
+        return
     store = _open(db)
     progress = _Progress()
     executor = None
@@ -171,7 +146,7 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
                 write(path)
             except UserError as exc:
                 failed.append(str(exc))
-    _echo_report(report)
+    _echo_report(report, decisions)
     if failed:
         raise OutputError(f"run {report.run_id} is {report.status} and recorded, but "
                           + "; ".join(failed))
@@ -179,8 +154,40 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
         ctx.exit(EXIT_SKIPPED)
 
 
-def _echo_report(report: Any) -> None:
-    """The run's summary on stdout; with a shadow, the primary-vs-shadow comparison."""
+def _run_approve(ctx: click.Context, db: str, config: Config, approve: str,
+                 namespaces: list[str] | None, force: bool, now: Any, other: bool) -> None:
+    """``run --approve KINDS``: apply those kinds now, queue the rest for review."""
+    from memmaint.maintenance.plan.model import ACTION_TYPES
+    from memmaint.maintenance.review.queue import run_with_approval
+
+    if other:
+        raise click.UsageError("--approve goes with --db, --config, --namespace, --force "
+                               "and --now only")
+    kinds = {k.strip() for k in approve.split(",") if k.strip()}
+    bad = sorted(kinds - (set(ACTION_TYPES) - {"keep"}))
+    if bad or not kinds:
+        raise click.UsageError(f"--approve: unknown action kind(s) {', '.join(bad) or '-'} "
+                               f"(choose from {', '.join(sorted(set(ACTION_TYPES) - {'keep'}))})")
+    store = _open(db)
+    progress = _Progress()
+    try:
+        result, report, queued = run_with_approval(store, config, kinds, namespaces=namespaces,
+                                                   force=force, now=now, progress=progress)
+    finally:
+        progress.close()
+        store.close()
+    if result is None:
+        click.echo(f"run skipped: {report.skip_reason}")
+        ctx.exit(EXIT_SKIPPED)
+    for line in result.lines():  # type: ignore[attr-defined]
+        click.echo(line)
+    click.echo(f"queued plan {queued.removeprefix('pending-')} for review (memmaint queue "
+               f"--db {db})" if queued else "nothing left to review")
+
+
+def _echo_report(report: Any, decisions: bool = False) -> None:
+    """The run's summary on stdout; with a shadow, the primary-vs-shadow comparison; with
+    ``decisions``, the primary's decisions as a table."""
     from memmaint.maintenance.job.run import shadow_comparison
     from memmaint.maintenance.report.model import format_comparison, format_report
 
@@ -189,6 +196,11 @@ def _echo_report(report: Any) -> None:
     if cmp is not None:
         click.echo("")
         click.echo(for_terminal(format_comparison(cmp), keep_newlines=True))
+    if decisions and report.primary is not None:
+        from memmaint.maintenance.cli.maint import decisions_table
+
+        click.echo("")
+        click.echo(decisions_table(report.primary))
 
 
 def _write_html(path: str, report: Any) -> None:
@@ -220,14 +232,22 @@ def _run_row(rec: Any) -> list[str]:
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--show", "show_id", metavar="RUN_ID", help="Print one run's full JSON report.")
 @click.option("--json", "as_json", is_flag=True, help="List runs as JSON.")
-def runs_cmd(db: str, limit: int, show_id: str | None, as_json: bool) -> None:
+@click.option("--decisions", is_flag=True,
+              help="With --show: the run's summary and its decisions as a table, not JSON.")
+def runs_cmd(db: str, limit: int, show_id: str | None, as_json: bool,
+             decisions: bool = False) -> None:
     """List the stored runs, newest first (or print one run's report)."""
-    from memmaint.maintenance.report.model import table
+    from memmaint.maintenance.report.model import RunReport, table
 
+    if decisions and not show_id:
+        raise click.UsageError("--decisions needs --show RUN_ID")
     store = _open(db)
     try:
         if show_id:
             rec = store.get_run(show_id)
+            if decisions:
+                _echo_report(RunReport.from_dict(dict(rec.report)), decisions=True)
+                return
             click.echo(json_for_terminal(
                 json.dumps(dict(rec.report), indent=1, ensure_ascii=False, default=str)))
             return
@@ -468,3 +488,26 @@ def demo_cmd(db: str, html_path: str, report_path: str | None, size: int, rebuil
         _write(report_path, report.to_json(), "the JSON report")
     _write_html(html_path, report)
     click.echo(f"\nHTML report: {Path(html_path).resolve()}")
+    click.echo(_demo_summary(report, str(path)))
+
+
+def _demo_summary(report: Any, db: str) -> str:
+    """What the demo did (counts), and the next three commands to try on its store."""
+    import shlex
+
+    primary = report.primary
+    if primary is None:  # pragma: no cover - the demo forces its run
+        return ""
+    acts = ", ".join(f"{k} {v}" for k, v in primary.actions_by_type.items()
+                     if v and k != "keep") or "keep everything"
+    happened = (f"What happened: {report.pool_before} memories in {primary.n_clusters} "
+                f"clusters; the plan would {acts} ({primary.memories_affected} memories "
+                f"affected, {report.pool_before} -> {report.pool_after} active). It was a dry "
+                "run: the store is unchanged.")
+    q = shlex.quote(db)
+    return "\n".join([
+        "", happened, "", "Next, try:",
+        f"  memmaint run --db {q} --dry-run --decisions   # each decision and why",
+        f"  memmaint run --db {q}                         # apply it (memmaint undo reverts)",
+        f"  memmaint runs --db {q}                        # the stored runs",
+    ])

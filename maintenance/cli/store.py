@@ -76,7 +76,8 @@ def init_cmd(db: str) -> None:
               help="Input format (default: from the extension; stdin '-' is JSONL).")
 @click.option("--text-col", default="text", show_default=True, help="CSV: the text column.")
 @click.option("--id-col", help="CSV: the id column (default: generated UUIDs).")
-@click.option("--importance-col", help="CSV: the importance column (default 1.0).")
+@click.option("--importance-col", help="CSV: the importance column (default: a column named "
+                                         "importance, else 1.0).")
 @click.option("--kind-col", help="CSV: the kind column (default 'default').")
 @click.option("--created-col", help="CSV: the ISO-8601 creation time column (default now).")
 def import_cmd(file: str, db: str, namespace: str | None, fmt: str | None, text_col: str,
@@ -142,8 +143,9 @@ def export_cmd(db: str, namespace: str | None, output: str) -> None:
             except OSError as exc:  # e.g. the disk is full: nothing replaced the old file
                 raise MemmaintError(f"cannot write {output}: {exc.strerror or exc} "
                                     "(nothing was written)") from None
-    log.info("exported %d memories", n)
-    if output != "-":
+    if output == "-":  # stdout holds the data: the count goes to the log
+        log.info("exported %d memories", n)
+    else:
         click.echo(f"exported {n} memories to {output}", err=True)
 
 
@@ -210,34 +212,19 @@ def stats_cmd(db: str, as_json: bool) -> None:
 # -- embed ----------------------------------------------------------------------------------
 
 class _EmbedProgress:
-    """The ``progress(done, total)`` callback: a click bar on a terminal, else a log line
-    every 10 percent."""
+    """The ``progress(done, total)`` callback of ``embed``: a bar on a terminal, else one log
+    line when it ends (:class:`memmaint.maintenance.cli.main.Progress`)."""
 
     def __init__(self, tty: bool | None = None) -> None:
-        self.tty = sys.stderr.isatty() if tty is None else tty
-        self.bar: Any = None
-        self.done = 0
-        self.shown = -1
+        from memmaint.maintenance.cli.main import Progress
+
+        self.progress = Progress(tty)
 
     def __call__(self, done: int, total: int, *_: Any) -> None:
-        if total <= 0:
-            return
-        if self.tty:
-            if self.bar is None:
-                self.bar = click.progressbar(length=total, label="embedding", file=sys.stderr)
-                self.bar.__enter__()
-            self.bar.update(max(0, done - self.done))
-        else:
-            decile = min(10, done * 10 // total)
-            if decile > self.shown:
-                self.shown = decile
-                log.info("embedding: %d/%d", done, total)
-        self.done = done
+        self.progress("embedding", done, total)
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
+        self.progress.close()
 
 
 def _embed_config(config_path: str | None, model: str | None) -> Config:

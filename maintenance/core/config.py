@@ -117,6 +117,11 @@ def _opt(default: Any, *, choices: tuple[str, ...] | None = None, min: float | N
     return field(default=default, metadata=meta)
 
 
+#: the pool's scale for relative radii (issue #20): a quantile of 1-NN distances
+_QUANTILE = Interval(Real, 0, 1, closed="right")
+_QUANTILE_DOC = ("the pool's scale for the relative mode: this quantile of the positive "
+                 "distances from each memory to its nearest neighbour in the reduced space "
+                 "(0.5: the median 1-NN distance)")
 #: the numbers > 0 and finite, >= 0 and finite, and the integers from 1 and from 2
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
@@ -170,8 +175,15 @@ class HDBSCANConfig:
     min_cluster_size: int = _opt(5, constraint=_COUNT_2)
     min_samples: int | None = _opt(None, constraint=_COUNT_1,
                                    doc="unset: min_cluster_size")
-    cluster_selection_epsilon: float = _opt(0.0, constraint=_NON_NEGATIVE)
+    cluster_selection_epsilon: float = _opt(0.0, constraint=_NON_NEGATIVE,
+                                            doc="epsilon_mode=absolute: in reduced units")
     cluster_selection_method: str = _opt("eom", choices=("eom", "leaf"))
+    epsilon_mode: str = _opt("absolute", choices=("absolute", "relative"), doc=(
+        "relative: epsilon = epsilon_rel x the pool's scale (scale_quantile of "
+        "its nearest-neighbour distances), the same meaning on every pool"))
+    epsilon_rel: float = _opt(0.0, constraint=_NON_NEGATIVE,
+                              doc="epsilon_mode=relative: epsilon in units of the pool's scale")
+    scale_quantile: float = _opt(0.5, constraint=_QUANTILE, doc=_QUANTILE_DOC)
 
 
 @dataclass(frozen=True)
@@ -189,11 +201,21 @@ class GenKTConfig:
                           doc="least embedding cosine of a merging pair (-1: no cut)")
     recombination: str = _opt("weighted", choices=("weighted", "wta"))
     use_weights: bool = _opt(True, doc="use memory importance as the weight")
+    R_mode: str = _opt("absolute", choices=("absolute", "relative"), doc=(
+        "relative: R = R_rel x the pool's scale (scale_quantile of its "
+        "nearest-neighbour distances), the same meaning on every pool"))
+    R_rel: float = _opt(2.0, constraint=_POSITIVE,
+                        doc="R_mode=relative: R in units of the pool's scale")
+    scale_quantile: float = _opt(0.5, constraint=_QUANTILE, doc=_QUANTILE_DOC)
 
 
 @dataclass(frozen=True)
 class ClusteringConfig:
     algorithm: str = _opt("hdbscan", registry="clustering.algorithm")
+    singleton_cos: float = _opt(-1.0, constraint=Interval(Real, -1, 1, closed="both"), doc=(
+        "one-off guard: a memory whose best cosine to any other memory of its namespace, "
+        "in the original embedding space, is below this is noise (-1) whatever the "
+        "clusterer says (-1: off)"))
     hdbscan: HDBSCANConfig = field(default_factory=HDBSCANConfig)
     genkt: GenKTConfig = field(default_factory=GenKTConfig)
 
@@ -259,6 +281,16 @@ class AgentsConfig:
                                           "memory reaches the threshold joins that cluster")
     regroup_max_size: int = _opt(50, min=2, doc="regrouping: larger chains are re-cut at higher "
                                                 "cosines")
+    merge_uncovered: str = _opt("compose", choices=("compose", "apart"), doc=(
+        "a near-duplicate whose content the merged text does not cover "
+        "(memmaint.maintenance.agents.coverage): compose (append its missing sentences) or "
+        "apart (keep it, in the same cluster)"))
+    merge_max_chars: int = _opt(400, min=1, doc=(
+        "merge: a composed text may not grow past this many characters (nor past the "
+        "longest source); a source that would make it longer is kept apart"))
+    dedup_threshold: float = _opt(0.75, min=-1.0, max=1.0, doc=(
+        "merge, below merge_threshold: a memory of the cluster whose content the merged "
+        "text already covers is merged from this cosine"))
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ transaction.
 JSONL: one JSON object per line with :class:`Memory` fields (only ``text`` is required; blank
 lines are skipped; unknown fields are an error). CSV: a header row; ``text_col`` is required,
 ``id_col``, ``importance_col``, ``kind_col`` and ``created_col`` are optional, and every other
-column is kept as a string in ``metadata``, except ``successes``, ``failures`` and ``uses``
+column is kept as a string in ``metadata``, except ``importance`` (a number; read by name
+unless ``importance_col`` names another column) and ``successes``, ``failures`` and ``uses``
 (outcome counters, whole numbers; ``uses`` counts every use, judged or not, and is stored as
 ``retrievals``), which are read by name. Files must be UTF-8 (a leading BOM is allowed).
 """
@@ -222,6 +223,9 @@ def parse_csv(data: bytes, name: str, text_col: str = "text", *, id_col: str | N
         seen_cols.add(col)
     mapped = {"text": text_col, "id": id_col, "importance": importance_col, "kind": kind_col,
               "created_at": created_col}
+    if importance_col is None and "importance" in seen_cols \
+            and "importance" not in mapped.values():  # by name, as the outcome columns
+        mapped["importance"] = "importance"
     for outcome_col in OUTCOME_COLUMNS:  # taken by name when the header has them
         if outcome_col in seen_cols and outcome_col not in mapped.values():
             mapped[outcome_col] = outcome_col

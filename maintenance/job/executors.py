@@ -286,7 +286,7 @@ class ExecutorEmbedder:
 
 def _cluster_namespace(task: tuple[str, np.ndarray, np.ndarray, Config]
                        ) -> tuple[str, np.ndarray, np.ndarray, str | None, float, float]:
-    from memmaint.clustering.pipeline import make_clusterer
+    from memmaint.clustering.pipeline import fit_labels
     from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
 
     ns, vectors, weights, config = task
@@ -295,8 +295,7 @@ def _cluster_namespace(task: tuple[str, np.ndarray, np.ndarray, Config]
     reducer = reducer_from_config(config.reduction)
     coords = np.asarray(reducer.fit_transform(emb), dtype=np.float64)
     t1 = time.perf_counter()
-    labels = make_clusterer(config.clustering).fit_predict(coords, embeddings=emb,
-                                                           sample_weight=weights)
+    labels = fit_labels(coords, emb, weights, config.clustering)  # clusterer + one-off guard
     t2 = time.perf_counter()
     return (ns, np.asarray(labels, dtype=np.int64), coords, getattr(reducer, "fallback_", None),
             t1 - t0, t2 - t1)

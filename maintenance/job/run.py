@@ -205,14 +205,19 @@ def _embed(store: Any, config: Config, pool: Pool, progress: ProgressFn | None,
                       "truncated": int(result.truncated)}
 
 
+def _tick(progress: ProgressFn | None, stage: str, done: int, total: int) -> None:
+    if progress is not None:
+        progress(stage, done, total)
+
+
 def _cluster(pool: Pool, config: Config, stages: _Stages, prefix: str,
-             executor: Any = None) -> Clustered:
+             executor: Any = None, progress: ProgressFn | None = None) -> Clustered:
     """Reduce and cluster each namespace on its own (clusters never cross namespaces).
 
     The same steps as :func:`memmaint.clustering.pipeline.cluster_embeddings`, split so that
     reduction and clustering are timed as two stages.
     """
-    from memmaint.clustering.pipeline import make_clusterer
+    from memmaint.clustering.pipeline import fit_labels
     from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
 
     assert pool.vectors is not None
@@ -223,7 +228,11 @@ def _cluster(pool: Pool, config: Config, stages: _Stages, prefix: str,
     if executor is not None:  # one task per namespace (see memmaint.maintenance.job.executors)
         from memmaint.maintenance.job.executors import cluster_namespaces
 
+        for name in ("reduce", "cluster"):
+            _tick(progress, f"{prefix}{name}", 0, len(pool.memories))
         done = cluster_namespaces(executor, pool.vectors, pool.by_namespace, weights, config)
+        for name in ("reduce", "cluster"):
+            _tick(progress, f"{prefix}{name}", len(pool.memories), len(pool.memories))
         for ns, (ns_labels, coords, fallback, t_red, t_clu) in done.items():
             idx = pool.by_namespace[ns]
             for name, secs in (("reduce", t_red), ("cluster", t_clu)):
@@ -235,16 +244,20 @@ def _cluster(pool: Pool, config: Config, stages: _Stages, prefix: str,
             if fallback:
                 warnings.append(f"namespace {ns}: {fallback}")
         return Clustered(labels, reduced, warnings)
+    n_all = len(pool.memories)
     for ns, idx in pool.by_namespace.items():
         emb = check_matrix(pool.vectors[idx], "embedding")
+        _tick(progress, f"{prefix}reduce", int(idx[0]) if len(idx) else 0, n_all)
         with stages(f"{prefix}reduce") as st:
             reducer = reducer_from_config(config.reduction)
             coords = np.asarray(reducer.fit_transform(emb), dtype=np.float64)
             st.count += len(idx)
-        with stages(f"{prefix}cluster") as st:
-            clusterer = make_clusterer(config.clustering)
-            ns_labels = clusterer.fit_predict(coords, embeddings=emb, sample_weight=weights[idx])
+        _tick(progress, f"{prefix}reduce", int(idx[-1]) + 1 if len(idx) else 0, n_all)
+        _tick(progress, f"{prefix}cluster", int(idx[0]) if len(idx) else 0, n_all)
+        with stages(f"{prefix}cluster") as st:  # the clusterer, then the one-off guard
+            ns_labels = fit_labels(coords, emb, weights[idx], config.clustering)
             st.count += len(idx)
+        _tick(progress, f"{prefix}cluster", int(idx[-1]) + 1 if len(idx) else 0, n_all)
         labels[idx] = np.asarray(ns_labels, dtype=np.int64)
         reduced[ns] = coords
         fallback = getattr(reducer, "fallback_", None)
@@ -267,8 +280,9 @@ def _plan(pool: Pool, labels: np.ndarray, config: Config, now: datetime | None,
 
 def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
               stages: _Stages, prefix: str, now: datetime | None,
-              executor: Any = None) -> tuple[ConfigOutcome, Any]:
-    clustered = _cluster(pool, config, stages, prefix, executor)
+              executor: Any = None,
+              progress: ProgressFn | None = None) -> tuple[ConfigOutcome, Any]:
+    clustered = _cluster(pool, config, stages, prefix, executor, progress)
     if agents_config.agents.regroup_noise:  # before every planner and the report's counts
         from memmaint.clustering.regroup import regroup_for_agents
 
@@ -283,6 +297,9 @@ def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
     clustered.labels = group_outcome_siblings(  # no-op for memories without outcome history
         pool.memories, clustered.labels, pool.vectors, agents_config.agents,
         to_utc(now) if now is not None else utcnow(), pool.by_namespace.values())
+    n_groups = sum(len(set(lab[lab >= 0].tolist())) + int(np.count_nonzero(lab < 0))
+                   for lab in (clustered.labels[i] for i in pool.by_namespace.values()))
+    _tick(progress, f"{prefix}plan", 0, n_groups)  # counted in clusters (noise: singletons)
     with stages(f"{prefix}plan") as st:
         the_plan = _plan(pool, clustered.labels, agents_config, now, executor)
         st.count += len(the_plan.clusters)
@@ -292,6 +309,7 @@ def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
         the_plan, capped, routing = cap_and_route(
             pool.memories, clustered.labels, pool.vectors, the_plan, agents_config, now,
             model_id=str(pool.embedding.get("model_id", "")))
+    _tick(progress, f"{prefix}plan", n_groups, n_groups)
     outcome = build_outcome(name, config, pool, clustered, the_plan, applied=False)
     outcome.cap = [c.to_dict() for c in capped]
     outcome.routing = routing.to_dict(members=name == "primary")  # only the primary's is used
@@ -313,6 +331,7 @@ def run_job(
     now: datetime | None = None,
     progress: ProgressFn | None = None,
     executor: Any = None,
+    plan_sink: Callable[[Any], None] | None = None,
 ) -> RunReport:
     """Run the nightly maintenance job once and return (and, unless dry, store) its report.
 
@@ -330,6 +349,8 @@ def run_job(
         executor: where embedding batches, per-namespace clustering and per-cluster planning
             run (:mod:`memmaint.maintenance.job.executors`; default: here, one after another).
             The results do not depend on it.
+        plan_sink: called with the primary :class:`~memmaint.maintenance.plan.model.Plan`
+            before it is applied (``memmaint plan`` writes it to a plan file).
 
     Returns the report; ``report.status`` is ``succeeded``, ``dry-run`` or ``skipped``.
     Raises ``LockHeldError`` when another run holds the store's lock and ``UserError`` for
@@ -351,7 +372,7 @@ def run_job(
         try:
             _run(store, config, report, selected=selected, dry_run=dry_run, force=force,
                  shadow=shadow, now=now, progress=progress, executor=executor,
-                 writing=writing)
+                 writing=writing, plan_sink=plan_sink)
         except BaseException as exc:
             report.status = "failed"
             report.error = f"{type(exc).__name__}: {exc}"
@@ -402,7 +423,8 @@ def _save(store: MemoryStore, report: RunReport) -> None:
 def _run(store: MemoryStore, config: Config, report: RunReport, *,
          selected: Sequence[str], dry_run: bool, force: bool,
          shadow: Config | None, now: datetime | None, progress: ProgressFn | None,
-         executor: Any = None, writing: list[bool] | None = None) -> None:
+         executor: Any = None, writing: list[bool] | None = None,
+         plan_sink: Callable[[Any], None] | None = None) -> None:
     writing = [] if writing is None else writing
     stages = _Stages()
     last = _last_success(store, selected)
@@ -434,10 +456,11 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
         report.status = "skipped"
         report.namespaces = selected
         report.skip_reason = ("; ".join(f"{ns}: {why}" for ns, why in skipped.items())
-                              or "the store holds no memories")
+                              or "the store is empty: import memories first")
         report.stages = stages.as_list()
-        log.info("run %s: skipped (%s); use --force to run anyway", report.run_id,
-                 report.skip_reason)
+        few = any(why != "no active memories" for why in skipped.values())  # --force helps
+        log.info("run %s: skipped (%s)%s", report.run_id, report.skip_reason,
+                 "; use --force to run anyway" if few else "")
         return
 
     memories: list[Memory] = []
@@ -460,7 +483,10 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     log.info("run %s: embedded %d, %d from cache, %d truncated", report.run_id,
              pool.embedding["embedded"], pool.embedding["cached"], pool.embedding["truncated"])
 
-    primary, the_plan = _evaluate("primary", pool, config, config, stages, "", now, executor)
+    primary, the_plan = _evaluate("primary", pool, config, config, stages, "", now, executor,
+                                  progress)
+    if plan_sink is not None:
+        plan_sink(the_plan)
     log.info("run %s: %d clusters, %d noise; plan: %s", report.run_id, primary.n_clusters,
              primary.noise, _fmt_actions(primary.actions_by_type))
     if shadow is not None:
@@ -468,17 +494,20 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
             log.warning("run %s: the shadow config's [embedding] differs; the shadow uses the "
                         "primary's embeddings", report.run_id)
         report.shadow, _ = _evaluate("shadow", pool, shadow, config, stages, "shadow ", now,
-                                     executor)
+                                     executor, progress)
         log.info("run %s: shadow %d clusters, %d noise; would: %s", report.run_id,
                  report.shadow.n_clusters, report.shadow.noise,
                  _fmt_actions(report.shadow.actions_by_type))
 
     from memmaint.maintenance.apply.applier import apply_plan, fault_point
 
+    n_act = primary.memories_affected
+    _tick(progress, "apply", 0, n_act)
     if dry_run:
         with stages("apply") as st:
             result = apply_plan(the_plan, store, report.run_id, dry_run=True)
             st.count = primary.memories_affected
+        _tick(progress, "apply", n_act, n_act)
         _finish(report, primary, result, stages, "dry-run")
         return
     with store.transaction():  # the changes and the run record commit together
@@ -486,6 +515,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
         with stages("apply") as st:
             result = apply_plan(the_plan, store, report.run_id)
             st.count = primary.memories_affected
+        _tick(progress, "apply", n_act, n_act)
         primary.applied = True
         primary.pool_after = sum(store.count_memories(ns, statuses=[Status.ACTIVE])
                                  for ns in chosen)
@@ -555,7 +585,8 @@ def compare_configs(
             pool = Pool(memories, by_ns)
             _embed(cache, cfg, pool, progress)
         pool_a = pool_a or pool
-        outcome, _ = _evaluate(name, pool, cfg, cfg, _Stages(), "", now)
+        outcome, _ = _evaluate(name, pool, cfg, cfg, _Stages(), f"{name} ", now,
+                               progress=progress)
         outcomes.append(outcome)
     return compare_outcomes(outcomes[0], outcomes[1], label_a=label_a, label_b=label_b)
 

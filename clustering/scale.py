@@ -1,0 +1,75 @@
+"""A pool's own scale, and each memory's nearest semantic neighbour (issue #20).
+
+Reducers z-score every map, so an absolute radius covers a fixed share of the map whatever the
+pool's density: a radius tuned on pools of 10 paraphrases per class lumps pools of 2 together.
+:func:`pool_scale` measures the pool instead (a quantile of its nearest-neighbour distances),
+so ``R = R_rel * pool_scale(X)`` (GenKT) and ``epsilon = epsilon_rel * pool_scale(X)``
+(HDBSCAN) mean the same on every pool: scaling the coordinates by any factor scales the
+radius with them, and a pool duplicated into two far-apart copies keeps its scale.
+
+:func:`best_cosines` is the one-off guard's measure: each row's highest cosine to any other
+row of the original embeddings (blocked products, never an n x n matrix).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BLOCK_ROWS", "best_cosines", "nn_distances", "pool_scale"]
+
+#: rows per block of the blocked products (block x n floats at a time)
+BLOCK_ROWS = 1024
+
+
+def nn_distances(X: Any) -> np.ndarray:
+    """Euclidean distance from each row of ``X`` (n, d) to its nearest other row (n values;
+    a single row gets ``inf``)."""
+    from sklearn.neighbors import NearestNeighbors
+
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    if n < 2:
+        return np.full(n, np.inf)
+    nn = NearestNeighbors(n_neighbors=2).fit(X)
+    dist, idx = nn.kneighbors(X)
+    # with exact duplicates the row itself may come second: take the other column then
+    self_first = idx[:, 0] == np.arange(n)
+    return np.where(self_first, dist[:, 1], dist[:, 0]).astype(np.float64)
+
+
+def pool_scale(X: Any, quantile: float = 0.5) -> float:
+    """The pool's scale: the ``quantile`` (0 < q <= 1) of the positive nearest-neighbour
+    distances of the rows of ``X`` (exact duplicates say nothing about spacing).
+
+    Homogeneous (``pool_scale(c * X) == c * pool_scale(X)`` for c > 0) and unchanged when the
+    pool is duplicated into a far-apart copy. 1.0 when no distance is positive (one row, or
+    all rows equal), so a relative radius is then a plain positive one.
+    """
+    if not 0.0 < quantile <= 1.0:
+        raise ValueError(f"quantile must be in (0, 1], got {quantile}")
+    d = nn_distances(X)
+    d = d[np.isfinite(d) & (d > 0)]
+    if d.size == 0:
+        return 1.0
+    return float(np.quantile(d, quantile, method="lower"))
+
+
+def best_cosines(embeddings: Any, block_rows: int = BLOCK_ROWS) -> np.ndarray:
+    """Each row's highest cosine to any other row (rows normalised here; -1 for a lone row
+    and for zero rows)."""
+    E = np.asarray(embeddings, dtype=np.float64)
+    n = E.shape[0]
+    out = np.full(n, -1.0)
+    if n < 2:
+        return out
+    norms = np.linalg.norm(E, axis=1)
+    E = np.divide(E, norms[:, None], out=np.zeros_like(E), where=norms[:, None] > 0)
+    for start in range(0, n, block_rows):
+        stop = min(n, start + block_rows)
+        sims = E[start:stop] @ E.T
+        sims[np.arange(stop - start), np.arange(start, stop)] = -np.inf
+        out[start:stop] = np.max(sims, axis=1)
+    out[norms == 0] = -1.0
+    return np.clip(out, -1.0, 1.0)

@@ -1,0 +1,227 @@
+"""Tuning that transfers (issue #20): pools spanning granularity and one-off shares across
+corpora, one-offs left alone, leave-one-corpus-out validation and a Pareto view.
+
+- :func:`transfer_pools` samples the training set: for every corpus (``banking77``, ``hwu64``
+  from ``$MEMMAINT_SHARED_DATA``; the synthetic ``mtg`` and ``support`` kinds), one pool per
+  granularity (2, 4-6 and 8-12 memories per class by default), with a share of one-offs
+  (0-20%) drawn from another corpus (:data:`DONORS`), so they have no paraphrase in the pool.
+  Pool names start with the corpus (``banking77-pc2-oo20``): :func:`corpus_of`.
+- :func:`oneoffs_alone`: the share of one-off memories (true classes of one) that the
+  clustering leaves alone (noise, or a cluster of their own).
+- :func:`loco` re-selects, for each corpus in turn, the best trial on the other corpora's
+  pools only and reports it on the left-out corpus (from the per-pool figures every trial
+  stores; nothing is re-run).
+- :func:`pareto_front`: Optuna's Pareto front over (recall, worst precision, one-offs alone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memmaint.maintenance.core.errors import InputError
+
+__all__ = ["DONORS", "GRANULARITIES", "LocoRow", "ParetoPoint", "corpus_of", "format_loco",
+           "format_pareto", "loco", "oneoffs_alone", "pareto_front", "transfer_pools",
+           "write_transfer_pools"]
+
+#: the corpus each corpus's one-offs come from (one text per donor class at most)
+DONORS = {"banking77": "hwu64", "hwu64": "banking77", "mtg": "banking77", "support": "hwu64"}
+#: memories per class of the pools of each corpus, and the one-off share of each
+GRANULARITIES: tuple[tuple[tuple[int, int], float], ...] = (((2, 2), 0.20), ((4, 6), 0.10),
+                                                            ((8, 12), 0.05))
+SYNTHETIC = ("mtg", "support")
+
+
+def corpus_of(pool_name: str) -> str:
+    """The corpus a pool belongs to: its name (file stem) up to the first ``-``."""
+    return Path(pool_name).name.split("-", 1)[0]
+
+
+def _corpus_texts(name: str, root: Any = None) -> tuple[list[str], list[str]]:
+    from memmaint.datasets.labelled import CORPORA
+    from memmaint.datasets.pools import make_memory_pool
+
+    if name in CORPORA:
+        corpus = CORPORA[name](root)
+        return list(corpus.texts), [str(x) for x in corpus.labels]
+    if name in SYNTHETIC:
+        pool = make_memory_pool(name, n_classes=40, per_class=(12, 12), seed=9_999,
+                                weights="none", noise_frac=0.0)
+        return pool.texts, [str(x) for x in pool.labels]
+    raise InputError(f"unknown corpus {name!r}; known: banking77, hwu64, mtg, support")
+
+
+def transfer_pools(corpora: Sequence[str] = ("banking77", "hwu64", "mtg", "support"),
+                   classes: int = 15, seed: int = 0, root: Any = None,
+                   granularities: Sequence[tuple[tuple[int, int], float]] = GRANULARITIES
+                   ) -> list[tuple[str, Any]]:
+    """``(name, MemoryPool)`` per corpus and granularity, one-offs (label -1) from the
+    corpus's donor added at the granularity's share (rotated by corpus, so every share meets
+    every granularity across corpora)."""
+    from memmaint.datasets.labelled import add_one_offs, sample_pools
+    from memmaint.datasets.pools import make_memory_pool
+
+    out: list[tuple[str, Any]] = []
+    donors: dict[str, tuple[list[str], list[str]]] = {}
+    shares = [share for _, share in granularities]
+    for k, corpus in enumerate(corpora):
+        donor = DONORS.get(corpus, "banking77")
+        if donor not in donors:
+            donors[donor] = _corpus_texts(donor, root)
+        texts, labels = (None, None) if corpus in SYNTHETIC else _corpus_texts(corpus, root)
+        for g, ((lo, hi), _) in enumerate(granularities):
+            share = shares[(g + k) % len(shares)]
+            s = seed * 1000 + 10 * k + g
+            if texts is None:
+                pool = make_memory_pool(corpus, n_classes=classes, per_class=(lo, hi), seed=s,
+                                        weights="none", noise_frac=0.0)
+            else:
+                pool = sample_pools(texts, labels or [], 1, classes, (lo, hi), seed=s,
+                                    kind=corpus)[0]
+            pool = add_one_offs(pool, donors[donor][0], share, seed=s, donor=donor,
+                                donor_labels=donors[donor][1])
+            tag = f"pc{lo}" if lo == hi else f"pc{lo}_{hi}"
+            out.append((f"{corpus}-{tag}-oo{round(100 * share)}-s{seed}", pool))
+    return out
+
+
+def write_transfer_pools(folder: str | Path, **kwargs: Any) -> list[Path]:
+    """Write :func:`transfer_pools` as JSONL files (one pool per file) under ``folder``."""
+    root = Path(folder)
+    root.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, pool in transfer_pools(**kwargs):
+        path = root / f"{name}.jsonl"
+        path.write_text(pool.to_jsonl(), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def oneoffs_alone(labels_true: Any, labels_pred: Any) -> float | None:
+    """Share of one-off memories (true classes of one member) whose predicted label is noise
+    (-1) or a cluster of their own; ``None`` when the pool has no one-off."""
+    t = np.asarray(labels_true)
+    p = np.asarray(labels_pred)
+    _, t_inv, t_counts = np.unique(t, return_inverse=True, return_counts=True)
+    one = t_counts[t_inv] == 1
+    if not one.any():
+        return None
+    _, p_inv, p_counts = np.unique(p, return_inverse=True, return_counts=True)
+    alone = (p < 0) | (p_counts[p_inv] == 1)
+    return float(alone[one].mean())
+
+
+# -- leave-one-corpus-out, Pareto -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class LocoRow:
+    """The best trial on every corpus but ``corpus``, scored on ``corpus``'s pools."""
+
+    corpus: str
+    trial: int | None
+    train_recall: float
+    recall: float
+    worst_precision: float
+    min_recall: float
+    alone: float | None
+    feasible: bool
+
+
+def _figures(pools: Sequence[Mapping[str, Any]]) -> tuple[float, float, float, float | None]:
+    rec = [float(p["recall"]) for p in pools]
+    prec = [float(p["precision"]) for p in pools]
+    alone = [float(p["oneoffs_alone"]) for p in pools if p.get("oneoffs_alone") is not None]
+    return (float(np.mean(rec)), float(np.min(prec)), float(np.min(rec)),
+            float(np.mean(alone)) if alone else None)
+
+
+def _ok(fig: tuple[float, float, float, float | None], floor: float, min_alone: float) -> bool:
+    return fig[1] >= floor and (fig[3] is None or fig[3] >= min_alone)
+
+
+def loco(trials: Sequence[Any], floor: float, min_alone: float = 0.0) -> list[LocoRow]:
+    """Leave-one-corpus-out over completed trials (their ``pools`` user attribute): for each
+    corpus, the trial with the best mean recall on the other corpora's pools whose worst
+    precision there is >= ``floor`` (and one-offs alone >= ``min_alone``), reported on the
+    left-out corpus. Needs pools of at least two corpora."""
+    done = [t for t in trials if t.user_attrs.get("pools")]
+    if not done:
+        return []
+    corpora = sorted({corpus_of(p["pool"]) for p in done[0].user_attrs["pools"]})
+    if len(corpora) < 2:
+        raise InputError("leave-one-corpus-out needs pools of at least two corpora "
+                         "(pool names start with the corpus: banking77-...)")
+    rows = []
+    for corpus in corpora:
+        best: tuple[float, Any] | None = None
+        for t in done:
+            rest = [p for p in t.user_attrs["pools"] if corpus_of(p["pool"]) != corpus]
+            fig = _figures(rest)
+            if _ok(fig, floor, min_alone) and (best is None or fig[0] > best[0]):
+                best = (fig[0], t)
+        if best is None:
+            rows.append(LocoRow(corpus, None, float("nan"), float("nan"), float("nan"),
+                                float("nan"), None, False))
+            continue
+        mine = [p for p in best[1].user_attrs["pools"] if corpus_of(p["pool"]) == corpus]
+        fig = _figures(mine)
+        rows.append(LocoRow(corpus, best[1].number, best[0], fig[0], fig[1], fig[2], fig[3],
+                            _ok(fig, floor, min_alone)))
+    return rows
+
+
+def format_loco(rows: Sequence[LocoRow]) -> str:
+    """The leave-one-corpus-out table (markdown)."""
+    out = [("| left out | trial | recall on the rest | recall | min recall | worst precision "
+           "| one-offs alone | holds |"), "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        alone = "-" if r.alone is None else f"{r.alone:.2f}"
+        out.append(f"| {r.corpus} | {r.trial if r.trial is not None else '-'} | "
+                   f"{r.train_recall:.2f} | {r.recall:.2f} | {r.min_recall:.2f} | "
+                   f"{r.worst_precision:.2f} | {alone} | {'yes' if r.feasible else '**no**'} |")
+    return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class ParetoPoint:
+    trial: int
+    recall: float
+    worst_precision: float
+    alone: float
+    params: Mapping[str, Any]
+
+
+def pareto_front(trials: Sequence[Any]) -> list[ParetoPoint]:
+    """Optuna's Pareto front (``Study.best_trials`` of a three-objective study) over
+    (mean recall, worst precision, one-offs alone) of the completed trials."""
+    import optuna
+
+    done = [t for t in trials if t.user_attrs.get("pools")]
+    if not done:
+        return []
+    study = optuna.create_study(directions=["maximize"] * 3)
+    for t in done:
+        fig = _figures(t.user_attrs["pools"])
+        study.add_trial(optuna.trial.create_trial(
+            values=[fig[0], fig[1], 1.0 if fig[3] is None else fig[3]],
+            user_attrs={"number": t.number, "params": t.user_attrs.get("params", {})}))
+    front = [ParetoPoint(int(b.user_attrs["number"]), b.values[0], b.values[1], b.values[2],
+                         b.user_attrs["params"]) for b in study.best_trials]
+    return sorted(front, key=lambda p: (-p.recall, -p.worst_precision))
+
+
+def format_pareto(points: Sequence[ParetoPoint], limit: int = 15) -> str:
+    out = ["| trial | recall | worst precision | one-offs alone | parameters |",
+           "|---|---|---|---|---|"]
+    for p in points[:limit]:
+        params = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in p.params.items())
+        out.append(f"| {p.trial} | {p.recall:.2f} | {p.worst_precision:.2f} | "
+                   f"{p.alone:.2f} | {params} |")
+    if len(points) > limit:
+        out.append(f"| ... {len(points) - limit} more | | | | |")
+    return "\n".join(out)
