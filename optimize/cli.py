@@ -152,9 +152,12 @@ def best_toml(report: Any, study_name: str) -> str:
 @click.option("--make-pools", "make_pools", type=click.Path(file_okay=False), default=None,
               help="Write the transfer training pools (banking77, hwu64, mtg, support x 2, "
                    "4-6, 8-12 per class, cross-corpus one-offs) to this folder and exit.")
+@click.option("--labels-from", "labels_from", default=None, metavar="STORE",
+              help="Add the review labels of STORE (DB.labels.jsonl beside it, written by "
+                   "'memmaint apply --decisions') as extra training pools, one per namespace.")
 @click.option("--pareto/--no-pareto", default=True, show_default=True,
               help="Print the Pareto front (recall, worst precision, one-offs alone).")
-def tune_cmd(make_pools: str | None, pareto: bool, train: tuple[str, ...], validate: tuple[str, ...], trials: int,
+def tune_cmd(make_pools: str | None, labels_from: str | None, pareto: bool, train: tuple[str, ...], validate: tuple[str, ...], trials: int,
              timeout: float | None, storage: str | None, study_name: str | None, n_jobs: int,
              seed: int, weighted: bool, floor: float, floor_on: str, noise: str,
              space_path: str | None, fixes: tuple[str, ...], embedder: str | None,
@@ -207,6 +210,11 @@ def tune_cmd(make_pools: str | None, pareto: bool, train: tuple[str, ...], valid
     emb = get_embedder(base.embedding)
     cache = SQLiteEmbeddingCache(embedding_cache) if embedding_cache else DictEmbeddingCache()
     train_pools = load_pools(train, emb, cache)
+    if labels_from:
+        from memmaint.optimize.pools import embed_pools
+        from memmaint.optimize.review_labels import labels_pool
+
+        train_pools += embed_pools(labels_pool(labels_from), emb, cache)
     val_pools = load_pools(validate, emb, cache) if validate else []
     click.echo(f"training pools: {len(train_pools)} ({sum(p.size for p in train_pools)} "
                f"memories); validation pools: {len(val_pools)} "
