@@ -106,3 +106,19 @@ def unit(*pairs: tuple[int, float]) -> np.ndarray:
     for axis, value in pairs:
         v[axis] = value
     return v / np.linalg.norm(v)
+
+
+#: A config that runs the whole job in about a second: hashing embedder, 2-D PCA, HDBSCAN
+#: with clusters of two (the CLI tests' default).
+FAST_TOML = """
+[embedding]
+model = "hashing"
+dim = 64
+[reduction]
+method = "pca"
+n_components = 2
+[clustering.hdbscan]
+min_cluster_size = 2
+[job]
+min_new_memories = 10
+"""

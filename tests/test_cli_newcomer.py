@@ -18,20 +18,9 @@ from memmaint.maintenance.store.sqlite import SQLiteStore
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from maint_fixtures import FAST_TOML
 from test_job import pool
 
-FAST_TOML = """
-[embedding]
-model = "hashing"
-dim = 64
-[reduction]
-method = "pca"
-n_components = 2
-[clustering.hdbscan]
-min_cluster_size = 2
-[job]
-min_new_memories = 10
-"""
 BAR_CHARS = ("\r", "|", "\u2588", "%")  # what a tqdm bar draws
 
 
