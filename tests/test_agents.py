@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import timedelta
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from maint_fixtures import NOW, embed, local_scenario, mem
 
 from memmaint.maintenance.agents.conflicts import conflict, extract
+from memmaint.maintenance.agents.coverage import coverage, same_anchor
 from memmaint.maintenance.agents.rules import merge_metadata, merged_memory, plan
 from memmaint.maintenance.core.config import AgentsConfig, Config
 from memmaint.maintenance.core.errors import InputError
@@ -173,6 +177,145 @@ def test_merge_threshold_and_conflicting_values_block_merges():
     far = [mem("Refunds take 5 business days.", "r1", 9),
            mem("Our refund desk closes early on holidays.", "r2", 3)]
     assert decisions(run(far, [0, 0])) == {"r1": "keep", "r2": "keep"}
+
+
+# -- merge fidelity: a merge never drops a source's content ---------------------------
+
+def _same_topic(n: int, cosine: float = 0.95) -> np.ndarray:
+    """``n`` unit vectors with pairwise cosine ``cosine`` (all near-duplicates)."""
+    shared = np.zeros((n, n + 1))
+    shared[:, 0] = np.sqrt(cosine)
+    shared[np.arange(n), np.arange(n) + 1] = np.sqrt(1 - cosine)
+    return shared
+
+
+def test_merge_keeps_a_distinct_fact_by_composing_the_text():
+    # one day's notes ("now" keeps its meaning when the merged memory is dated that day)
+    pool = [mem("Sam sees becoming a Weight Watchers coach as a great step.", "step", 1,
+                metadata={"dia_ids": ["D2:4"]}),
+            mem("Sam is now a Weight Watchers coach.", "coach", 1.01,
+                metadata={"dia_ids": ["D2:2"]})]
+    the_plan = plan(pool, [0, 0], _same_topic(2), AgentsConfig(), now=NOW)
+    check_plan(the_plan, pool, [0, 0])
+    (action,) = [a for _c, a in the_plan.actions()]
+    assert isinstance(action, Merge)
+    text = action.new_memory.text
+    assert text == ("Sam sees becoming a Weight Watchers coach as a great step. "
+                    "Sam is now a Weight Watchers coach.")
+    assert all(coverage(m.text, text).covered for m in pool)
+    assert "composed" in action.reason
+    # a source that already says everything is merged without composing
+    dup = [pool[0], mem("Sam sees becoming a Weight Watchers coach as a great step", "again", 3)]
+    (action,) = [a for _c, a in plan(dup, [0, 0], _same_topic(2), now=NOW).actions()]
+    assert isinstance(action, Merge) and action.new_memory.text == pool[0].text
+    # a week apart, "now" would move: the two stay apart
+    later = [pool[0], dataclasses.replace(pool[1], created_at=pool[0].created_at
+                                          - timedelta(days=7))]
+    assert decisions(plan(later, [0, 0], _same_topic(2), now=NOW)) == {"step": "keep",
+                                                                       "coach": "keep"}
+
+
+def test_merge_uncovered_apart_keeps_the_memories_in_one_cluster():
+    pool = [mem("Sam sees becoming a Weight Watchers coach as a great step.", "step", 1),
+            mem("Sam is now a Weight Watchers coach.", "coach", 1.01),
+            mem("Sam sees becoming a Weight Watchers coach as a great step!", "copy", 1.02)]
+    cfg = AgentsConfig(merge_uncovered="apart")
+    the_plan = plan(pool, [0, 0, 0], _same_topic(3), cfg, now=NOW)
+    check_plan(the_plan, pool, [0, 0, 0])
+    (cluster,) = the_plan.clusters
+    assert set(cluster.memory_ids) == {"step", "coach", "copy"}
+    merge = action_for(the_plan, "step")
+    assert isinstance(merge, Merge) and set(merge.source_ids) == {"step", "copy"}
+    assert merge.new_memory.text == pool[0].text
+    kept = action_for(the_plan, "coach")
+    assert isinstance(kept, Keep) and kept.agent == "merge"
+    assert "kept apart" in kept.reason and "now" in kept.reason and "Weight" not in kept.reason
+
+
+def test_composition_stops_at_merge_max_chars():
+    pool = [mem("Ana adopted a dog named Biscuit.", "a", 1),
+            mem("Ana adopted a dog named Biscuit in May.", "b", 2),
+            mem("Ana adopted a dog that is afraid of thunderstorms.", "c", 3)]
+    short = plan(pool, [0, 0, 0], _same_topic(3), AgentsConfig(merge_max_chars=60), now=NOW)
+    merge = action_for(short, "a")
+    assert isinstance(merge, Merge) and set(merge.source_ids) == {"a", "b"}
+    assert merge.new_memory.text == pool[1].text  # b covers a: its text is kept whole
+    assert isinstance(action_for(short, "c"), Keep)
+    long = plan(pool, [0, 0, 0], _same_topic(3), AgentsConfig(merge_max_chars=200), now=NOW)
+    merge = action_for(long, "a")
+    assert set(merge.source_ids) == {"a", "b", "c"}
+    assert merge.new_memory.text == ("Ana adopted a dog named Biscuit in May. "
+                                     "Ana adopted a dog that is afraid of thunderstorms.")
+
+
+def test_a_relative_time_is_only_merged_with_memories_of_its_own_day():
+    pool = [mem("Caroline went to a pride parade last week.", "old", 30),
+            mem("Caroline went to a pride parade last week!", "old-copy", 30),
+            mem("Caroline went to a pride parade last week and loved it.", "new", 2)]
+    the_plan = plan(pool, [0, 0, 0], _same_topic(3), AgentsConfig(), now=NOW)
+    # "last week" 30 days ago is not "last week" 2 days ago: only the same day's copy merges
+    merge = action_for(the_plan, "old")
+    assert isinstance(merge, Merge) and set(merge.source_ids) == {"old", "old-copy"}
+    assert isinstance(action_for(the_plan, "new"), Keep)
+
+
+def test_a_covered_memory_is_merged_below_the_merge_threshold():
+    pool = [mem("Maria volunteers at a homeless shelter.", "short", 30),
+            mem("Maria volunteers at a homeless shelter, which she started a year ago.",
+                "long", 2)]
+    vecs = _same_topic(2, cosine=0.8)  # under merge_threshold 0.85, over dedup_threshold
+    merged = plan(pool, [0, 0], vecs, AgentsConfig(), now=NOW)
+    action = action_for(merged, "short")
+    assert isinstance(action, Merge) and action.new_memory.text == pool[1].text
+    apart = plan(pool, [0, 0], vecs, AgentsConfig(dedup_threshold=0.9), now=NOW)
+    assert decisions(apart) == {"short": "keep", "long": "keep"}
+    # and a near-duplicate that adds nothing is never needed to compose
+    assert coverage(pool[0].text, pool[1].text).covered
+
+
+_NAMES = ["Sam", "Ana", "Ben", "Cleo"]
+_FACTS = ["is a Weight Watchers coach", "wants to become a coach", "adopted a dog",
+          "did not adopt a dog", "runs 5 miles on Sunday", "runs 7 miles on Sunday",
+          "no longer works at the bank", "works at the bank", "is now learning the cello",
+          "usually bakes bread", "bakes bread", "moved to Paris in May 2023"]
+_TAILS = ["", " last week", " with the kids", " because it helps her relax", " again"]
+
+
+@st.composite
+def _pools(draw):
+    n = draw(st.integers(2, 7))
+    texts = [f"{draw(st.sampled_from(_NAMES))} {draw(st.sampled_from(_FACTS))}"
+             f"{draw(st.sampled_from(_TAILS))}{draw(st.sampled_from(['.', '', '!']))}"
+             for _ in range(n)]
+    cos = draw(st.lists(st.floats(0.5, 1.0), min_size=n, max_size=n))
+    return texts, np.array(cos)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_pools(), st.sampled_from(["compose", "apart"]), st.integers(20, 400),
+       st.floats(0.3, 0.95), st.sampled_from(["newest", "importance"]))
+def test_property_merges_cover_every_source_they_retire(drawn, policy, max_chars, threshold,
+                                                        canonical):
+    texts, cos = drawn
+    pool = [mem(t, f"m{i}", days_ago=i // 2 + 1, importance=1.0 + (i % 3)) for i, t in
+            enumerate(texts)]
+    # vectors: a shared direction weighted by each draw, so cosines spread over [0.25, 1]
+    vecs = np.zeros((len(pool), len(pool) + 1))
+    vecs[:, 0] = cos
+    vecs[np.arange(len(pool)), np.arange(len(pool)) + 1] = np.sqrt(1 - cos ** 2)
+    cfg = AgentsConfig(merge_uncovered=policy, merge_max_chars=max_chars,
+                       merge_threshold=threshold, dedup_threshold=threshold - 0.2,
+                       canonical=canonical)
+    labels = [0] * len(pool)
+    the_plan = plan(pool, labels, vecs, cfg, now=NOW)
+    check_plan(the_plan, pool, labels)
+    by_id = {m.id: m for m in pool}
+    for _c, action in the_plan.actions():
+        if isinstance(action, Merge):
+            for sid in action.source_ids:
+                cov = coverage(by_id[sid].text, action.new_memory.text)
+                assert cov.covered, (sid, by_id[sid].text, action.new_memory.text, cov.missing)
+            assert same_anchor([(by_id[s].text, by_id[s].created_at) for s in action.source_ids])
 
 
 def test_merge_metadata_unions_scalars_and_lists():

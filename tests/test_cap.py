@@ -493,10 +493,29 @@ def stale_growth_capped_with_usage(tmp_path_factory):
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "seed 0 keeps 9 of 10 answers since merges compose uncovered near-duplicates (#18, "
+    "agents.merge_uncovered = 'compose'): answer-06 (value 0.615, relevance 0) falls under "
+    "the cutoff; with merge_uncovered = 'apart' and seeds 1-2 all ten survive "
+    "(docs/evaluation.md)"))
 def test_stale_growth_with_a_cap_of_50_keeps_every_answer(stale_growth_capped):
     """The issue's claim: all ten answers survive max_active = 50 at 500 entries, from text,
     time, kind and importance alone (no usage recorded)."""
     assert stale_growth_capped.mechanism_claims()["cap_keeps_all_answers_at_500"]
+
+
+@pytest.mark.slow
+def test_stale_growth_cap_keeps_every_answer_without_composed_merges(tmp_path_factory):
+    """The claim holds when near-duplicates that a merge cannot cover stay apart."""
+    from memmaint.maintenance.core.config import with_overrides
+    from memmaint.maintenance.evaluation.common import EvalCache
+    from memmaint.maintenance.evaluation.stale import maintenance_config, run_stale_growth
+
+    cfg = with_overrides(maintenance_config(), {"agents.max_active": 50,
+                                                "agents.merge_uncovered": "apart"})
+    with EvalCache(tmp_path_factory.mktemp("cache") / "c.db") as cache:
+        res = run_stale_growth([("apart", cfg)], cache, seed=0).results[0]
+    assert res.mechanism_claims()["cap_keeps_all_answers_at_500"]
 
 
 @pytest.mark.slow

@@ -208,9 +208,11 @@ def test_llm_backend_calls_and_tokens_reach_the_report(db):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             prompt = body["messages"][-1]["content"]
             ids = re.findall(r'"id": "([^"]+)"', prompt)
+            texts = re.findall(r'"text": "([^"]+)"', prompt)
             calls.append(ids)
+            # the cluster's copies share one text: a merge text that keeps every fact
             plan = {"actions": [{"type": "merge", "memory_ids": ids, "target_ids": [],
-                                 "text": "merged by the model", "reason": "same fact"}]}
+                                 "text": texts[0], "reason": "same fact"}]}
             reply = {"choices": [{"message": {"role": "assistant",
                                               "content": json.dumps(plan)}}],
                      "usage": {"prompt_tokens": 100, "completion_tokens": 7}}

@@ -11,7 +11,7 @@ from maint_fixtures import NOW, embed, local_scenario, mem
 from openai_stub_server import Reply, StubServer, by_cluster, keep_all, outside_memories, prompt_ids
 
 from memmaint.maintenance.agents.dispatch import plan as plan_with_config
-from memmaint.maintenance.agents.llm import LLMAgent
+from memmaint.maintenance.agents.llm import LLMAgent, validate_reply
 from memmaint.maintenance.agents.rules import plan as rules_plan
 from memmaint.maintenance.apply.applier import apply_plan
 from memmaint.maintenance.core.config import AgentsConfig, Config, LLMConfig
@@ -57,7 +57,8 @@ def api_key(monkeypatch):
 def test_valid_plan_is_used_and_applies(sqlite_store, caplog):
     script = by_cluster({
         "dup1": [Reply.plan([{"type": "merge", "memory_ids": ["dup1", "dup2", "dup3"],
-                              "text": "Refunds are processed within 5 business days.",
+                              "text": "Refunds are processed within 5 business days of "
+                                      "approval.",
                               "reason": "three copies of one fact"}])],
         "pro29": [Reply.plan([{"type": "resolve", "memory_ids": ["pro29"],
                                "target_ids": ["pro39"], "reason": "price changed"},
@@ -81,7 +82,7 @@ def test_valid_plan_is_used_and_applies(sqlite_store, caplog):
     assert not the_plan.report["fallbacks"]
     assert SECRET not in the_plan.to_json() and SECRET not in caplog.text
     merge = next(a for _c, a in the_plan.actions() if isinstance(a, Merge))
-    assert merge.agent == "llm" and merge.new_memory.text.endswith("5 business days.")
+    assert merge.agent == "llm" and merge.new_memory.text.endswith("5 business days of approval.")
     assert merge.new_memory.metadata["dia_ids"] == ["D1:3", "D2:7", "D3:1"]
     assert cluster_of(the_plan, "noise1").backend == "rules"
     pool, _labels, _ = local_scenario()
@@ -216,19 +217,73 @@ def test_protected_memories_and_long_texts_are_refused():
                     {"type": "keep", "memory_ids": ["other"]}]),
         Reply.plan([{"type": "merge", "memory_ids": ["vip", "copy"], "text": "x" * 50},
                     {"type": "keep", "memory_ids": ["other"]}]),
-        Reply.plan([{"type": "merge", "memory_ids": ["vip", "copy"], "text": "Escalate."},
+        Reply.plan([{"type": "merge", "memory_ids": ["vip", "copy"],
+                     "text": "Escalate outages to the on-call lead."},
                     {"type": "supersede", "memory_ids": ["other"], "target_ids": ["vip"]}]),
     ]})
     with StubServer(script) as server:
-        the_plan = run_llm(server, pool=pool, labels=labels, max_text_chars=20)
+        the_plan = run_llm(server, pool=pool, labels=labels, max_text_chars=40)
     msgs = [b["messages"][-1]["content"] for b in server.requests if len(b["messages"]) > 2]
     assert "vip must not be evicted (protected: importance 9" in msgs[0]
-    assert "merge text has 50 characters, the limit is 20" in msgs[1]
+    assert "merge text has 50 characters, the limit is 40" in msgs[1]
     (cluster,) = the_plan.clusters
     assert cluster.backend == "llm"
     merge = next(a for a in cluster.actions if isinstance(a, Merge))
     sup = next(a for a in cluster.actions if a.type == "supersede")
     assert sup.new_id == merge.new_memory.id  # pointer to a merged source follows the merge
+
+
+def test_a_merge_text_that_drops_a_fact_is_refused_then_the_rules_stand():
+    dropping = Reply.plan([{"type": "merge", "memory_ids": ["dup1", "dup2", "dup3"],
+                            "text": "Refunds are processed within 7 business days.",
+                            "reason": "copies"}])
+    script = by_cluster({"dup1": [dropping] * 3})
+    with StubServer(script) as server:
+        the_plan = run_llm(server, max_retries=2)
+    retries = [b for b in server.requests if "dup1" in prompt_ids(b) and len(b["messages"]) > 2]
+    assert len(retries) == 2
+    feedback = retries[0]["messages"][-1]["content"]
+    assert "merge text drops content of dup1 (missing: 5, approval)" in feedback
+    cluster = cluster_of(the_plan, "dup1")
+    assert cluster.backend == "rules-fallback"
+    assert "drops content of dup1" in "; ".join(cluster.notes)
+    pool, labels, _ = local_scenario()
+    rules = rules_decisions(pool, labels)
+    assert all(the_plan.decisions()[("default", m)] == rules[("default", m)]
+               for m in cluster.memory_ids)
+    merge = next(a for a in cluster.actions if isinstance(a, Merge))
+    assert "approval" in merge.new_memory.text  # the rules' merged text keeps the fact
+
+
+def test_validate_reply_accepts_a_covering_rewording_and_refuses_a_lost_negation():
+    pool = [mem("Caroline did not adopt a dog in 2022.", "a", 5),
+            mem("In 2022 Caroline did not adopt a dog!", "b", 3)]
+    config = LLMConfig()
+
+    def reply(text):
+        return {"actions": [{"type": "merge", "memory_ids": ["a", "b"], "target_ids": [],
+                             "text": text, "reason": "same fact"}]}
+
+    cluster, problems = validate_reply(reply("Caroline didn't adopt a dog in 2022."), pool, 0,
+                                       config, id_seed="s", now=NOW)
+    assert cluster is not None and not problems
+    cluster, problems = validate_reply(reply("Caroline adopted a dog in 2022."), pool, 0,
+                                       config, id_seed="s", now=NOW)
+    assert cluster is None
+    assert problems == [f"action 1: merge text drops content of {i} (missing: not); keep "
+                        "every fact of every source" for i in ("a", "b")]
+
+
+def test_validate_reply_refuses_a_merge_that_moves_a_relative_time():
+    pool = [mem("Caroline went to a pride parade last week.", "old", 40),
+            mem("Caroline went to a pride parade.", "new", 3)]
+    reply = {"actions": [{"type": "merge", "memory_ids": ["old", "new"], "target_ids": [],
+                          "text": "Caroline went to a pride parade last week.",
+                          "reason": "same parade"}]}
+    cluster, problems = validate_reply(reply, pool, 0, LLMConfig(), id_seed="s", now=NOW)
+    assert cluster is None
+    assert problems == [("action 1: merging would move the relative time of old (written on "
+                         "an earlier day than the newest source); keep them apart")]
 
 
 def test_bounded_concurrency_and_backend_switch():

@@ -17,10 +17,12 @@ How a plan is made:
    cannot close the block, and the system prompt says the block is untrusted data.
 3. The reply must be a JSON object in a strict schema (:data:`PLAN_SCHEMA`). It is validated:
    only ids of this cluster, every memory decided exactly once, pointers to memories that stay
-   active, merge texts non-empty and at most ``max_text_chars``, at most ``max_evict_share``
-   of the cluster evicted. An invalid reply is sent back with the problems, up to
-   ``max_retries`` times; then the cluster falls back to the rule-based plan (backend
-   ``rules-fallback``, with the reason in its notes and in the plan report).
+   active, merge texts non-empty, at most ``max_text_chars`` and *covering* every source they
+   retire (:func:`~memmaint.maintenance.agents.coverage.coverage`: no fact of a source may be
+   dropped), at most ``max_evict_share`` of the cluster evicted. An invalid reply is sent
+   back with the problems, up to ``max_retries`` times; then the cluster falls back to the
+   rule-based plan (backend ``rules-fallback``, with the reason in its notes and in the plan
+   report).
 4. HTTP goes through :mod:`memmaint.maintenance.core.http` (shared with the ``openai``
    embedder): 429, 5xx, connection errors and timeouts are retried ``http_retries`` times
    with exponential backoff (``backoff_s``, doubled each time, ``Retry-After`` honoured up to
@@ -46,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from memmaint.maintenance.agents.coverage import coverage, relative_times, same_anchor
 from memmaint.maintenance.agents.rules import (
     agents_config_hash,
     merged_memory,
@@ -315,6 +318,9 @@ def validate_reply(data: Any, memories: Sequence[Memory], label: int, config: LL
             elif len(text) > config.max_text_chars:
                 problems.append(f"{where}: merge text has {len(text)} characters, the limit "
                                 f"is {config.max_text_chars}")
+            else:
+                problems.extend(_dropped_content(where, text,
+                                                 [by_id[i] for i in dict.fromkeys(ids)]))
         if kind == "supersede" and len(targets) != 1:
             problems.append(f"{where}: supersede needs exactly one target id")
         if kind == "resolve" and not targets:
@@ -362,6 +368,22 @@ def validate_reply(data: Any, memories: Sequence[Memory], label: int, config: LL
         problems.append(f"evicts {evicted} of {len(memories)} memories; at most "
                         f"{config.max_evict_share:.0%} may be evicted")
     return (None, problems) if problems else (cluster, [])
+
+
+def _dropped_content(where: str, text: str, sources: Sequence[Memory]) -> list[str]:
+    """A problem per source whose content the merge text does not cover (``coverage``), and
+    one when the merge would move a source's relative time (``same_anchor``)."""
+    out = []
+    for src in sources:
+        cov = coverage(src.text, text)
+        if not cov.covered:
+            out.append(f"{where}: merge text drops content of {src.id} (missing: "
+                       f"{', '.join(cov.missing[:8])}); keep every fact of every source")
+    if not same_anchor([(m.text, m.created_at) for m in sources]):
+        dated = [m.id for m in sources if relative_times(m.text)]
+        out.append(f"{where}: merging would move the relative time of {', '.join(dated)} "
+                   "(written on an earlier day than the newest source); keep them apart")
+    return out
 
 
 def _winner_time(target: str, by_id: Mapping[str, Memory],

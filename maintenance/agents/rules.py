@@ -22,8 +22,13 @@ that acts on it, and every action names its agent and a reason:
    winner is newer than every loser, else the newest loser's ``created_at`` (a newer loser was
    never valid). Nothing is deleted.
 4. **merge** collapses near-duplicates (cosine >= ``merge_threshold`` to the canonical memory,
-   no conflicting values) into a new memory; the canonical one (policy ``canonical``: newest,
-   importance or outcome) gives the text and kind. See :func:`merged_memory` for the rest.
+   or >= ``dedup_threshold`` when the merged text already covers it; no conflicting values;
+   a relative time ("last week") only among sources of the newest one's day) into a new
+   memory; the canonical one (policy ``canonical``: newest, importance or outcome) gives the
+   kind and the text, which must *cover* every source it retires
+   (:mod:`~memmaint.maintenance.agents.coverage`): a source it does not cover has its missing
+   sentences appended (``merge_uncovered = "compose"``, up to ``merge_max_chars``) or stays
+   apart, kept in the cluster. See :func:`merged_memory` for the rest.
 5. everything else is kept (agent ``rules``).
 
 Noise (label ``-1``) and singleton clusters go to the **noise** agent instead of 2-4: kept,
@@ -54,6 +59,7 @@ from memmaint.maintenance.agents.conflicts import (
     subject_similarity,
     value_differences,
 )
+from memmaint.maintenance.agents.coverage import cover_text, coverage, same_anchor
 from memmaint.maintenance.agents.outcome_rules import (
     better_sibling,
     failure_eviction,
@@ -334,32 +340,30 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
         for j in losers:
             replaced_by[mems[j].id] = mems[w].id
 
-    # merge near-duplicates around the canonical memory
+    # merge near-duplicates around the canonical memory, never dropping a source's content
     live = sorted((i for i in range(n) if i not in decided),
                   key=lambda i: _priority(mems[i], cfg.canonical), reverse=True)
     taken: set[int] = set()
+    apart: dict[int, str] = {}
     for seed in live:
         if seed in taken:
             continue
-        group = [seed]
-        for j in live:
-            if j == seed or j in taken or sims[seed, j] < cfg.merge_threshold:
-                continue
-            if any(value_differences(facts[j], facts[g]) for g in group):
-                continue
-            group.append(j)
+        group, text = _merge_group(seed, live, taken, mems, sims, facts, cfg, apart)
         if len(group) < 2:
             continue
         taken.update(group)
-        new = merged_memory([mems[g] for g in group], id_seed=id_seed, now=now)
+        new = merged_memory([mems[g] for g in group], id_seed=id_seed, now=now, text=text)
         low = min(float(sims[seed, g]) for g in group[1:])
         action = Merge(tuple(mems[g].id for g in group), new, "merge",
                        f"{len(group)} near-duplicates (cosine >= {low:.2f}, threshold "
                        f"{cfg.merge_threshold:g}); canonical {mems[seed].id} by policy "
-                       f"{cfg.canonical!r}")
+                       f"{cfg.canonical!r}; " + ("its text covers every source" if text ==
+                       mems[seed].text else "text composed to cover every source"))
         for g in group:
             decided[g] = action
             replaced_by[mems[g].id] = new.id
+    keep_reason.update({j: ("merge", why) for j, why in apart.items()
+                        if j not in decided and j not in keep_reason})
 
     for i in range(n):
         if i not in decided:
@@ -400,6 +404,32 @@ def _conflict(i: int, j: int, facts: list[Facts], sims: np.ndarray,
     near = bool(sims[i, j] >= cfg.merge_threshold)
     return conflict(facts[i], facts[j], same_subject=jac >= cfg.conflict_subject_threshold
                     or near, near_identical=jac >= cfg.conflict_strict_threshold or near)
+
+
+def _merge_group(seed: int, live: Sequence[int], taken: set[int], mems: list[Memory],
+                 sims: np.ndarray, facts: list[Facts], cfg: AgentsConfig,
+                 apart: dict[int, str]) -> tuple[list[int], str]:
+    """The sources merged around ``seed``, a text covering them all; why others stay apart."""
+    group, text = [seed], mems[seed].text
+    for j in live:
+        if j == seed or j in taken:
+            continue
+        if (sims[seed, j] < cfg.merge_threshold and not (
+                sims[seed, j] >= cfg.dedup_threshold and coverage(mems[j].text, text))) \
+                or any(value_differences(facts[j], facts[g]) for g in group) \
+                or not same_anchor([(mems[g].text, mems[g].created_at) for g in [*group, j]]):
+            continue
+        found = cover_text(text, [mems[g].text for g in group], mems[j].text,
+                           compose_missing=cfg.merge_uncovered == "compose",
+                           max_chars=cfg.merge_max_chars)
+        if found is None:
+            apart.setdefault(j, f"near-duplicate of {mems[seed].id} (cosine {sims[seed, j]:.2f}), "
+                             "kept apart: a merged text would not cover it (missing: " + ", ".join(
+                                 coverage(mems[j].text, text).missing[:8]) + ")")
+            continue
+        group.append(j)
+        text = found
+    return group, text
 
 
 def _best_cover(i: int, mems: list[Memory], fresh: list[float], sims: np.ndarray,
@@ -516,10 +546,12 @@ def _canon(value: Any) -> str:
 
 
 def merged_memory(sources: Sequence[Memory], *, id_seed: str = "",
-                  now: datetime | None = None) -> Memory:
+                  now: datetime | None = None, text: str | None = None) -> Memory:
     """The new memory a merge creates; ``sources[0]`` is the canonical one.
 
-    text and kind: the canonical source's; importance: the max of the sources' (a merge must
+    text: ``text`` when given (the rule agents pass one that covers every source, see
+    :mod:`memmaint.maintenance.agents.coverage`), else the canonical source's; kind: the
+    canonical source's; importance: the max of the sources' (a merge must
     not lose protection, and repeating a fact does not make it more important); created_at: the
     newest source's (the fact was last confirmed then, which is what freshness should see);
     usage counters: summed, last_used_at the latest; source: the union of the sources' lineage
@@ -545,7 +577,7 @@ def merged_memory(sources: Sequence[Memory], *, id_seed: str = "",
     used = [m.last_used_at for m in sources if m.last_used_at is not None]
     created = max(m.created_at for m in sources)
     return Memory(
-        text=canonical.text,
+        text=canonical.text if text is None else text,
         id=str(uuid.uuid5(_ID_NAMESPACE, f"{id_seed}|{canonical.namespace}|{ids}")),
         namespace=canonical.namespace,
         created_at=created,

@@ -112,24 +112,36 @@ def eval_group() -> None:
 
 @eval_group.command("locomo")
 @_common
+@click.option("--data", "data_file", type=click.Path(dir_okay=False), default=None,
+              help="A LoCoMo-format JSON file (default: locomo/locomo_dev5.json in the data "
+                   "folder).")
 @click.option("--conversations", default=None, metavar="N|ID,ID",
               help="How many conversations (the first N) or which sample ids (default: all).")
 @click.option("--limit", "limit_pts", type=float, default=1.0, show_default=True,
-              help="Largest acceptable drop of evidence recall@10, in points.")
+              help="Largest acceptable drop of evidence recall@10 (honest credit), in points.")
+@click.option("--audit-seed", type=int, default=0, show_default=True,
+              help="Seed of the 30 merges drawn at random for the JSON report's audit.")
 def locomo_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...], overrides: tuple[str, ...],
                json_path: str | None, data_dir: str | None, cache_path: str | None,
-               conversations: str | None, limit_pts: float) -> None:
-    """LoCoMo evidence recall@5/@10 before and after a maintenance run, and pool shrink."""
+               data_file: str | None, conversations: str | None, limit_pts: float,
+               audit_seed: int) -> None:
+    """LoCoMo evidence recall@5/@10 of a control and after a maintenance run, pool shrink.
+
+    A merged memory is credited only with the evidence of the sources its text covers
+    (memmaint.maintenance.agents.coverage); the union of its sources' evidence is shown as
+    an upper bound.
+    """
     from memmaint.maintenance.evaluation.locomo import load_locomo, run_locomo
 
     which: Any = None
     if conversations:
         which = int(conversations) if conversations.isdigit() else \
             [c.strip() for c in conversations.split(",") if c.strip()]
-    convs = load_locomo(_data_dir(data_dir), which)
+    convs = load_locomo(data_file if data_file else _data_dir(data_dir), which)
     configs = _configs(("default", Config()), config_paths, grid, overrides)
     with EvalCache(cache_path) as cache:
-        report = run_locomo(convs, configs, cache, limit=limit_pts / 100.0)
+        report = run_locomo(convs, configs, cache, limit=limit_pts / 100.0,
+                            audit_seed=audit_seed)
     click.echo(report.format())
     _write_json(json_path, report.to_dict())
 

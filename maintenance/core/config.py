@@ -286,11 +286,11 @@ class AgentsConfig:
         "(memmaint.maintenance.agents.coverage): compose (append its missing sentences) or "
         "apart (keep it, in the same cluster)"))
     merge_max_chars: int = _opt(400, min=1, doc=(
-        "merge: a composed text may not grow past this many characters (nor past the "
-        "longest source); a source that would make it longer is kept apart"))
+        "merge: composing may not make the text longer than this many characters (a longer "
+        "source text is still kept whole); a source that would is kept apart"))
     dedup_threshold: float = _opt(0.75, min=-1.0, max=1.0, doc=(
         "merge, below merge_threshold: a memory of the cluster whose content the merged "
-        "text already covers is merged from this cosine"))
+        "text already covers (a restatement) is merged from this cosine"))
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from memmaint.maintenance.agents.coverage import coverage
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.records import Memory
@@ -68,7 +69,7 @@ def effective_actions(done: Maintained) -> dict[str, str]:
         if action == "merge":
             mem = by_id.get(mid)
             new = by_id.get(mem.replaced_by) if mem is not None and mem.replaced_by else None
-            if (new is not None and mem is not None and new.text == mem.text
+            if (new is not None and mem is not None and coverage(mem.text, new.text).covered
                     and new.created_at == mem.created_at):
                 action = "keep"
         out[mid] = action
