@@ -19,16 +19,23 @@ How a plan is made:
    only ids of this cluster, every memory decided exactly once, pointers to memories that stay
    active, merge texts non-empty, at most ``max_text_chars`` and *covering* every source they
    retire (:func:`~memmaint.maintenance.agents.coverage.coverage`: no fact of a source may be
-   dropped), at most ``max_evict_share`` of the cluster evicted. An invalid reply is sent
+   dropped), at most ``max_evict_share`` of the cluster evicted and ``max_merge_share``
+   merged away (``n`` sources merged into one retire ``n - 1``). An invalid reply is sent
    back with the problems, up to ``max_retries`` times; then the cluster falls back to the
    rule-based plan (backend ``rules-fallback``, with the reason in its notes and in the plan
    report).
 4. HTTP goes through :mod:`memmaint.maintenance.core.http` (shared with the ``openai``
    embedder): 429, 5xx, connection errors and timeouts are retried ``http_retries`` times
    with exponential backoff (``backoff_s``, doubled each time, ``Retry-After`` honoured up to
-   60 s); ``timeout_s`` bounds each attempt, body included, and a deadline bounds the whole
-   call; replies over 4 MiB are refused. A 401/403/404 stops calling the endpoint for the
-   rest of the plan (every remaining cluster falls back).
+   60 s); ``timeout_s`` bounds each attempt, body included, ``call_deadline_s`` (120 s) the
+   whole call (a server dripping its reply is cut off), and ``run_deadline_s`` (30 min) all
+   the calls of a run: clusters not planned by then fall back to the rules, so a slow server
+   cannot hold the nightly run and its lock. Replies over ``max_reply_bytes`` (1 MB) are
+   refused. After all clusters are planned, if the LLM's merges would retire more than
+   ``run_max_merge_share`` (0.5) of the pool, the clusters merging most go back to the rules
+   until they do not. A 401/403/404 stops calling the endpoint for the rest of the plan
+   (every remaining cluster falls back). None of this relies on the prompt: memory text is
+   data, and the checks hold whatever a reply says.
 5. Tokens are counted from the endpoint's ``usage`` (estimated at 4 characters per token when
    a server omits it) and reported in ``plan.report["usage"]``.
 """
@@ -176,12 +183,16 @@ class ChatClient:
         self.usage = usage or Usage()
         self.url = config.base_url.rstrip("/") + "/chat/completions"
         self.policy = RetryPolicy(retries=config.http_retries, backoff_s=config.backoff_s,
-                                  max_wait_s=60.0, timeout_s=config.timeout_s)
+                                  max_wait_s=60.0, timeout_s=config.timeout_s,
+                                  deadline_s=config.call_deadline_s,
+                                  max_reply_bytes=config.max_reply_bytes)
         self._http = JSONClient(self.url, api_key_env=config.api_key_env or None,
                                 policy=self.policy, sleep=sleep, on_retry=self.usage.retry)
 
-    def complete(self, messages: Sequence[Mapping[str, str]]) -> str:
-        """The assistant's reply text; retries transient failures, raises :class:`LLMError`."""
+    def complete(self, messages: Sequence[Mapping[str, str]],
+                 deadline_s: float | None = None) -> str:
+        """The assistant's reply text; retries transient failures, raises :class:`LLMError`.
+        ``deadline_s`` shortens the call's deadline (what is left of the run's)."""
         body: dict[str, Any] = {"model": self.config.model, "messages": list(messages),
                                 "temperature": self.config.temperature}
         if self.config.response_format == "json_schema":
@@ -190,7 +201,7 @@ class ChatClient:
         elif self.config.response_format == "json_object":
             body["response_format"] = {"type": "json_object"}
         try:
-            raw = self._http.post(body)
+            raw = self._http.post(body, deadline_s=deadline_s)
         except EndpointError as exc:
             raise self._error(exc) from None
         return self._content(raw, messages)
@@ -367,6 +378,10 @@ def validate_reply(data: Any, memories: Sequence[Memory], label: int, config: LL
     if evicted > config.max_evict_share * len(memories):
         problems.append(f"evicts {evicted} of {len(memories)} memories; at most "
                         f"{config.max_evict_share:.0%} may be evicted")
+    retired = merge_retired(actions)
+    if retired > config.max_merge_share * len(memories):
+        problems.append(f"merges retire {retired} of {len(memories)} memories; at most "
+                        f"{config.max_merge_share:.0%} may be merged away")
     return (None, problems) if problems else (cluster, [])
 
 
@@ -435,16 +450,21 @@ class LLMAgent:
                 continue
             jobs.append(i)
 
+        run_end = time.monotonic() + self.config.run_deadline_s
+
         def work(i: int) -> tuple[int, ClusterPlan]:
             cluster = base.clusters[i]
             mems = [by_key[(cluster.namespace, m)] for m in cluster.memory_ids]
-            return i, self._plan_cluster(client, cluster, mems, now, base.plan_id, broken)
+            return i, self._plan_cluster(client, cluster, mems, now, base.plan_id, broken,
+                                         run_end)
 
         clusters = list(base.clusters)
         if jobs:
             with ThreadPoolExecutor(max_workers=self.config.max_concurrency) as pool_exec:
                 for i, cluster in pool_exec.map(work, jobs):
                     clusters[i] = cluster
+            _cap_run_merges(clusters, base.clusters, jobs, len(pool),
+                            self.config.run_max_merge_share)
         fallbacks = [{"cluster": c.key, "reason": "; ".join(c.notes)} for c in clusters
                      if c.backend == "rules-fallback"]
         report = dict(base.report)
@@ -460,7 +480,8 @@ class LLMAgent:
                     created_at=now, backend="llm", report=report)
 
     def _plan_cluster(self, client: ChatClient, rules: ClusterPlan, mems: list[Memory],
-                      now: datetime, plan_id: str, broken: list[str]) -> ClusterPlan:
+                      now: datetime, plan_id: str, broken: list[str],
+                      run_end: float = float("inf")) -> ClusterPlan:
         if broken:
             return _fallback(rules, f"endpoint unusable: {broken[0]}")
         messages: list[dict[str, str]] = [
@@ -471,8 +492,12 @@ class LLMAgent:
         protected = {m.id: why for m in mems if (why := protection(m, self.agents))}
         problems: list[str] = []
         for attempt in range(self.config.max_retries + 1):
+            left = run_end - time.monotonic()
+            if left <= 0:
+                return _fallback(rules, f"the run's LLM deadline passed "
+                                        f"(run_deadline_s = {self.config.run_deadline_s:g})")
             try:
-                reply = client.complete(messages)
+                reply = client.complete(messages, deadline_s=left)
             except LLMError as exc:
                 if exc.fatal:
                     broken.append(str(exc))
@@ -496,6 +521,26 @@ class LLMAgent:
             ]
         return _fallback(rules, f"invalid LLM plan after {self.config.max_retries + 1} "
                                 f"attempts: {'; '.join(problems[:5])}")
+
+
+def merge_retired(actions: Sequence[Any]) -> int:
+    """Memories that merges retire: ``n`` sources merged into one new memory retire ``n - 1``."""
+    return sum(len(a.source_ids) - 1 for a in actions if isinstance(a, Merge))
+
+
+def _cap_run_merges(clusters: list[ClusterPlan], rules: Sequence[ClusterPlan], llm: list[int],
+                    pool_size: int, share: float) -> None:
+    """Put back the rules' plan of the LLM clusters that merge most until the LLM's merges
+    retire at most ``share`` of the pool (``llm.run_max_merge_share``)."""
+    retired = {i: merge_retired(clusters[i].actions) for i in llm
+               if clusters[i].backend == "llm"}
+    total = sum(retired.values())
+    for i in sorted(retired, key=lambda k: (-retired[k], k)):
+        if total <= share * pool_size:
+            break
+        total -= retired[i]
+        clusters[i] = _fallback(rules[i], f"the run's LLM merges would retire more than "
+                                          f"{share:.0%} of the pool (run_max_merge_share)")
 
 
 def _fallback(rules: ClusterPlan, reason: str) -> ClusterPlan:

@@ -311,6 +311,18 @@ class LLMConfig:
     response_format: str = _opt("json_schema", choices=("json_schema", "json_object", "none"),
                                 doc="how the reply's JSON shape is requested")
     max_cluster_size: int = _opt(60, min=2, doc="larger clusters are planned by the rules")
+    call_deadline_s: float = _opt(120.0, min=0.1, doc=(
+        "wall-clock limit on one LLM call, every retry and every slow read included"))
+    run_deadline_s: float = _opt(1800.0, min=0.1, doc=(
+        "wall-clock limit on all LLM calls of a run; clusters not planned by then fall back "
+        "to the rules"))
+    max_reply_bytes: int = _opt(1_000_000, min=1024, doc="the largest reply body accepted")
+    max_merge_share: float = _opt(0.8, min=0.0, max=1.0, doc=(
+        "a cluster's LLM plan may retire at most this share of its memories by merging "
+        "(n sources merged into one retire n - 1)"))
+    run_max_merge_share: float = _opt(0.5, min=0.0, max=1.0, doc=(
+        "LLM merges may retire at most this share of the run's pool; past it the clusters "
+        "merging most fall back to the rules"))
 
 
 @dataclass(frozen=True)

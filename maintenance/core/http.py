@@ -198,15 +198,17 @@ class JSONClient:
     def _key(self) -> str | None:
         return (os.environ.get(self.api_key_env) or None) if self.api_key_env else None
 
-    def post(self, payload: Mapping[str, Any]) -> bytes:
-        """The reply body for ``payload``; raises :class:`EndpointError`."""
+    def post(self, payload: Mapping[str, Any], deadline_s: float | None = None) -> bytes:
+        """The reply body for ``payload``; raises :class:`EndpointError`. ``deadline_s``
+        shortens this call's deadline (the policy's still applies when it is shorter)."""
         data = json.dumps(payload).encode("utf-8")
         key = self._key()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if key:
             headers["Authorization"] = f"Bearer {key}"
         policy = self.policy
-        call_end = self._clock() + policy.deadline
+        call_end = self._clock() + (policy.deadline if deadline_s is None
+                                    else min(policy.deadline, deadline_s))
         retry = 0
         while True:
             try:
