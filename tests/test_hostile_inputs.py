@@ -398,3 +398,27 @@ def test_run_output_escapes_memory_text(tmp_path):
     shown = runner.invoke(cli_main, ["runs", "--db", str(db), "--show", run_id])
     assert shown.exit_code == 0 and "\x1b" not in shown.output
     assert "\\u001b" in shown.output or "\\x1b" in shown.output  # the text is there, escaped
+
+
+def test_an_unwritable_lock_file_is_one_line(tmp_path, monkeypatch):
+    """The run lock's file cannot be created (a full disk, a read-only folder): StoreError
+    naming the cause, not a traceback."""
+    import errno
+    import os
+
+    from memmaint.maintenance.core.errors import StoreError
+    from memmaint.maintenance.store import sqlite as sqlite_module
+
+    db = tmp_path / "s.db"
+    SQLiteStore(db).close()
+    real_open = os.open
+
+    def full_disk(path, *args, **kwargs):
+        if str(path).endswith(".lock"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite_module.os, "open", full_disk)
+    with SQLiteStore(db) as store, pytest.raises(StoreError, match="lock file .*space"):
+        with store.lock("run"):
+            pass

@@ -443,7 +443,11 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
 
         suffix = ".lock" if name == "run" else f".{name}.lock"
         lock_path = self.path.with_name(self.path.name + suffix)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot open the lock file {lock_path}: "
+                             f"{exc.strerror or exc}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -452,12 +456,17 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
             raise LockHeldError(f"another memmaint run holds the {name!r} lock on "
                                 f"{self.url}" + (f" ({holder})" if holder else "")) from None
         try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"pid {os.getpid()} since {_ts(utcnow())}".encode(), 0)
+            try:  # who holds it, for the message of a refused second run (best effort:
+                os.ftruncate(fd, 0)  # a full disk must not stop the run over a note)
+                os.pwrite(fd, f"pid {os.getpid()} since {_ts(utcnow())}".encode(), 0)
+            except OSError as exc:
+                logger.debug("could not note the lock holder in %s: %s", lock_path, exc)
             yield
         finally:
             try:
                 os.ftruncate(fd, 0)
+            except OSError:
+                pass
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
                 os.close(fd)
