@@ -419,6 +419,6 @@ def test_an_unwritable_lock_file_is_one_line(tmp_path, monkeypatch):
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr(sqlite_module.os, "open", full_disk)
-    with SQLiteStore(db) as store, pytest.raises(StoreError, match="lock file .*space"):
-        with store.lock("run"):
-            pass
+    with SQLiteStore(db) as store, pytest.raises(StoreError, match="lock file .*space"), \
+            store.lock("run"):
+        pass
