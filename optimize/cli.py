@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from memmaint.maintenance.core.config import Config, config_to_toml, load_config, with_overrides
-from memmaint.maintenance.core.errors import MemmaintError, UserError
+from memmaint.maintenance.core.errors import MemmaintError, UserError, require
 from memmaint.maintenance.core.io import write_atomically
 
 log = logging.getLogger(__name__)
@@ -170,6 +170,7 @@ def tune_cmd(make_pools: str | None, labels_from: str | None, pareto: bool, trai
     The best feasible trial is re-run on the validation pools. The study is resumable
     (same --storage and --study-name) and several processes may share one storage.
     """
+    require("optuna", "tune")  # an extra: tuning is not part of the nightly job
     from memmaint.optimize.space import SearchSpace, default_space, parse_fix
 
     if make_pools:

@@ -273,3 +273,24 @@ def test_datasets_sample_reads_the_new_variable(cli, tmp_path, monkeypatch):
     res = cli("datasets", "sample", "banking77", "-o", tmp_path / "out")
     assert res.exit_code == 2 and "MEMMAINT_DATA_DIR" in res.stderr
     assert str(tmp_path / "missing") in res.stderr
+
+
+def test_optional_features_name_their_extra(monkeypatch, tmp_path):
+    """Tuning and t-SNE are extras of the light install: without them, one line naming the
+    extra (sys.modules[...] = None makes the import fail as if it were not installed)."""
+    import numpy as np
+
+    from memmaint.clustering.reduce.reducers import make_reducer
+    from memmaint.maintenance.core.errors import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "optuna", None)
+    monkeypatch.setitem(sys.modules, "openTSNE", None)
+    from click.testing import CliRunner
+
+    from memmaint.maintenance.cli.main import main
+
+    res = CliRunner().invoke(main, ["tune", "--train", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "optuna is not installed: pip install 'memmaint[tune]'" in res.output
+    with pytest.raises(MissingExtraError, match=r"memmaint\[tsne\]"):
+        make_reducer("tsne", 2).fit_transform(np.random.default_rng(0).normal(size=(30, 5)))

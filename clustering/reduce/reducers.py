@@ -30,7 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from memmaint.maintenance.core.config import ReductionConfig
-from memmaint.maintenance.core.errors import ConfigError, InputError
+from memmaint.maintenance.core.errors import ConfigError, InputError, require
 from memmaint.maintenance.core.registry import REDUCERS
 
 __all__ = [
@@ -270,7 +270,7 @@ class TSNEReducer:
         gradient = self.gradient
         if k == 3 and gradient == "fft":
             gradient = "bh"
-        import openTSNE
+        openTSNE = require("openTSNE", "tsne")  # an extra: the default reducer is UMAP
 
         tsne = openTSNE.TSNE(
             n_components=k, perplexity=perplexity, metric=self.metric,
