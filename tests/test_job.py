@@ -206,7 +206,7 @@ def test_llm_backend_calls_and_tokens_reach_the_report(db):
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            prompt = body["messages"][-1]["content"]
+            prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
             ids = re.findall(r'"id": "([^"]+)"', prompt)
             texts = re.findall(r'"text": "([^"]+)"', prompt)
             calls.append(ids)
@@ -232,7 +232,8 @@ def test_llm_backend_calls_and_tokens_reach_the_report(db):
     try:
         config = cfg(agents__backend="llm",
                      llm__base_url=f"http://127.0.0.1:{server.server_address[1]}/v1",
-                     llm__api_key_env="MEMMAINT_TEST_NO_SUCH_KEY")
+                     llm__api_key_env="MEMMAINT_TEST_NO_SUCH_KEY",
+                     llm__run_max_merge_share=1.0)  # a pool of copies: merging is right
         with SQLiteStore(db) as store:
             report = run_job(store, config, dry_run=True)
     finally:
