@@ -210,9 +210,10 @@ def test_llm_backend_calls_and_tokens_reach_the_report(db):
             ids = re.findall(r'"id": "([^"]+)"', prompt)
             texts = re.findall(r'"text": "([^"]+)"', prompt)
             calls.append(ids)
-            # the cluster's copies share one text: a merge text that keeps every fact
+            # one merge per cluster, its text every distinct source text (keeps every fact)
             plan = {"actions": [{"type": "merge", "memory_ids": ids, "target_ids": [],
-                                 "text": texts[0], "reason": "same fact"}]}
+                                 "text": " ".join(dict.fromkeys(texts)),
+                                 "reason": "same fact"}]}
             reply = {"choices": [{"message": {"role": "assistant",
                                               "content": json.dumps(plan)}}],
                      "usage": {"prompt_tokens": 100, "completion_tokens": 7}}
@@ -233,7 +234,8 @@ def test_llm_backend_calls_and_tokens_reach_the_report(db):
         config = cfg(agents__backend="llm",
                      llm__base_url=f"http://127.0.0.1:{server.server_address[1]}/v1",
                      llm__api_key_env="MEMMAINT_TEST_NO_SUCH_KEY",
-                     llm__run_max_merge_share=1.0)  # a pool of copies: merging is right
+                     llm__run_max_merge_share=1.0,  # a pool of copies: merging is right
+                     llm__max_merge_share=1.0)
         with SQLiteStore(db) as store:
             report = run_job(store, config, dry_run=True)
     finally:
