@@ -33,6 +33,13 @@ class OutputError(MemmaintError):
     """The work is done and recorded, but an output file could not be written (exit 5)."""
 
 
+def open_existing(db: str) -> Any:
+    """The store at ``db`` (a path or URL), which must exist (a one-line error otherwise)."""
+    from memmaint.maintenance.store.registry import open_store
+
+    return open_store(db, create=False)
+
+
 def check_output(path: str | os.PathLike[str] | None, option: str) -> None:
     """Refuse (``UserError``, exit 2) an output path that cannot be written: its folder is
     missing or not writable, or the path is a folder or an unwritable file. Commands call

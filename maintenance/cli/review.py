@@ -9,18 +9,11 @@ it); ``queue`` lists the plans ``run --approve`` left for review. See docs/maint
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
-from memmaint.maintenance.cli.main import EXIT_SKIPPED, check_output
+from memmaint.maintenance.cli.main import EXIT_SKIPPED, check_output, open_existing
 from memmaint.maintenance.core.errors import UserError
-
-
-def _open(db: str) -> Any:
-    from memmaint.maintenance.store.registry import open_store
-
-    return open_store(db, create=False)
 
 
 @click.command("plan")
@@ -43,7 +36,7 @@ def plan_cmd(ctx: click.Context, db: str, config_path: str | None,
     config = _load(config_path)
     now = _now(now_text)
     check_output(output, "-o")
-    store = _open(db)
+    store = open_existing(db)
     progress = Progress()
     try:
         pf, report = make_plan_file(store, config, namespaces=list(namespaces) or None,
@@ -124,7 +117,7 @@ def apply_cmd(plan_path: str, db: str, decisions_path: str | None,
     labels = Path(labels_path) if labels_path else reviewed.labels_path(db)
     if labels is not None:
         check_output(str(labels), "--labels")
-    store = _open(db)
+    store = open_existing(db)
     try:
         result = reviewed.apply_reviewed(pf, store, decisions)
         pending = [r for r in store.list_runs() if r.run_id == PREFIX + pf.plan_id
@@ -154,7 +147,7 @@ def queue_cmd(db: str, export_id: str | None, output: str | None) -> None:
     if bool(export_id) != bool(output):
         raise click.UsageError("--export and -o go together")
     check_output(output, "-o")
-    store = _open(db)
+    store = open_existing(db)
     try:
         if export_id:
             pending_plan(store, export_id).write(str(output))

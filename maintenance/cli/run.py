@@ -19,7 +19,12 @@ from typing import Any
 
 import click
 
-from memmaint.maintenance.cli.main import EXIT_SKIPPED, OutputError, check_output
+from memmaint.maintenance.cli.main import (
+    EXIT_SKIPPED,
+    OutputError,
+    check_output,
+    open_existing,
+)
 from memmaint.maintenance.cli.main import Progress as _Progress
 from memmaint.maintenance.core.config import Config, load_config
 from memmaint.maintenance.core.errors import InputError, LockHeldError, UserError
@@ -48,12 +53,6 @@ def _write(path: str, text: str, what: str) -> None:
     except OSError as exc:
         raise UserError(f"cannot write {what} to {path}: {exc.strerror}") from None
     log.info("wrote %s to %s", what, path)
-
-
-def _open(db: str) -> Any:
-    from memmaint.maintenance.store.registry import open_store
-
-    return open_store(db, create=False)
 
 
 # -- run ------------------------------------------------------------------------------------
@@ -117,7 +116,7 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
                      bool(dry_run or shadow or report_path or html_path or decisions
                           or executor_name != "local"))
         return
-    store = _open(db)
+    store = open_existing(db)
     progress = _Progress()
     executor = None
     try:
@@ -168,7 +167,7 @@ def _run_approve(ctx: click.Context, db: str, config: Config, approve: str,
     if bad or not kinds:
         raise click.UsageError(f"--approve: unknown action kind(s) {', '.join(bad) or '-'} "
                                f"(choose from {', '.join(sorted(set(ACTION_TYPES) - {'keep'}))})")
-    store = _open(db)
+    store = open_existing(db)
     progress = _Progress()
     try:
         result, report, queued = run_with_approval(store, config, kinds, namespaces=namespaces,
@@ -241,7 +240,7 @@ def runs_cmd(db: str, limit: int, show_id: str | None, as_json: bool,
 
     if decisions and not show_id:
         raise click.UsageError("--decisions needs --show RUN_ID")
-    store = _open(db)
+    store = open_existing(db)
     try:
         if show_id:
             rec = store.get_run(show_id)
@@ -321,7 +320,7 @@ def compare_cmd(reports: tuple[str, ...], db: str | None, configs: tuple[str, ..
         label_a, label_b = Path(configs[0]).stem, Path(configs[1]).stem
         if label_a == label_b:
             label_a, label_b = "A", "B"
-        store = _open(db)
+        store = open_existing(db)
         progress = _Progress()
         try:
             cmp = compare_configs(store, cfg_a, cfg_b, namespaces=list(namespaces) or None,
@@ -475,7 +474,7 @@ def demo_cmd(db: str, html_path: str, report_path: str | None, size: int, rebuil
             build_demo_store(str(path), size=size, config=primary, progress=progress)
         finally:
             progress.close()
-    store = _open(str(path))
+    store = open_existing(str(path))
     progress = _Progress()
     try:
         report = run_job(store, primary, dry_run=True, force=True, shadow=shadow,
