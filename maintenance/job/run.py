@@ -30,11 +30,7 @@ to the store: not the report, not even newly computed embeddings (they are kept 
 from __future__ import annotations
 
 import logging
-import platform
-import time
-import uuid
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -51,11 +47,16 @@ from memmaint.maintenance.core.records import (
     utcnow,
 )
 from memmaint.maintenance.job.outcome import Clustered, Pool, build_outcome, weights_of
+from memmaint.maintenance.job.stages import (
+    DryRunCache,
+    Stages,
+    new_run_id,
+    package_versions,
+)
 from memmaint.maintenance.report.model import (
     Comparison,
     ConfigOutcome,
     RunReport,
-    StageTiming,
     compare_outcomes,
 )
 from memmaint.maintenance.store.base import MemoryStore, RunRecord
@@ -64,78 +65,6 @@ log = logging.getLogger(__name__)
 
 #: ``progress(stage, done, total)``: called as a stage advances (the CLI draws a bar).
 ProgressFn = Callable[[str, int, int], None]
-
-VERSION_PACKAGES = ("memmaint", "numpy", "scikit-learn", "hdbscan", "umap-learn", "openTSNE",
-                    "numba", "onnxruntime")
-
-
-def new_run_id(now: datetime | None = None) -> str:
-    """A sortable, unique run id: ``YYYYMMDDTHHMMSSZ-xxxxxxxx``."""
-    when = (now or utcnow()).strftime("%Y%m%dT%H%M%SZ")
-    return f"{when}-{uuid.uuid4().hex[:8]}"
-
-
-def package_versions() -> dict[str, str]:
-    """Versions of Python and of the packages that decide a run's results."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for name in VERSION_PACKAGES:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
-
-
-class _Stages:
-    """Collects per-stage wall times and counts (a stage may be entered several times)."""
-
-    def __init__(self) -> None:
-        self.items: dict[str, StageTiming] = {}
-
-    @contextmanager
-    def __call__(self, name: str) -> Iterator[StageTiming]:
-        timing = self.items.setdefault(name, StageTiming(name, 0.0, 0))
-        t0, c0 = time.perf_counter(), time.process_time()
-        try:
-            yield timing
-        finally:
-            timing.seconds += time.perf_counter() - t0
-            timing.cpu_seconds += time.process_time() - c0
-
-    def as_list(self) -> list[StageTiming]:
-        return [StageTiming(s.name, round(s.seconds, 4), s.count, s.detail,
-                            round(s.cpu_seconds, 4)) for s in self.items.values()]
-
-
-class _DryRunCache:
-    """A read-through view of a store's embedding cache that keeps new vectors in memory.
-
-    A dry run must leave the store byte-for-byte unchanged, so vectors computed during it
-    are not written back. Every other attribute is the wrapped store's.
-    """
-
-    def __init__(self, store: MemoryStore) -> None:
-        self._store = store
-        self._extra: dict[tuple[str, str], np.ndarray] = {}
-
-    def get_embeddings(self, model_id: str, hashes: Collection[str]) -> dict[str, np.ndarray]:
-        wanted = set(hashes)
-        out = self._store.get_embeddings(model_id, wanted)
-        for h in wanted - set(out):
-            vec = self._extra.get((model_id, h))
-            if vec is not None:
-                out[h] = vec
-        return out
-
-    def put_embeddings(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
-        for h, vec in vectors.items():
-            self._extra[(model_id, h)] = np.asarray(vec, dtype=np.float32)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
 
 # -- stages --------------------------------------------------------------------------------
 
@@ -210,7 +139,7 @@ def _tick(progress: ProgressFn | None, stage: str, done: int, total: int) -> Non
         progress(stage, done, total)
 
 
-def _cluster(pool: Pool, config: Config, stages: _Stages, prefix: str,
+def _cluster(pool: Pool, config: Config, stages: Stages, prefix: str,
              executor: Any = None, progress: ProgressFn | None = None) -> Clustered:
     """Reduce and cluster each namespace on its own (clusters never cross namespaces).
 
@@ -279,7 +208,7 @@ def _plan(pool: Pool, labels: np.ndarray, config: Config, now: datetime | None,
 
 
 def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
-              stages: _Stages, prefix: str, now: datetime | None,
+              stages: Stages, prefix: str, now: datetime | None,
               executor: Any = None,
               progress: ProgressFn | None = None) -> tuple[ConfigOutcome, Any]:
     clustered = _cluster(pool, config, stages, prefix, executor, progress)
@@ -426,7 +355,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
          executor: Any = None, writing: list[bool] | None = None,
          plan_sink: Callable[[Any], None] | None = None) -> None:
     writing = [] if writing is None else writing
-    stages = _Stages()
+    stages = Stages()
     last = _last_success(store, selected)
     with stages("load") as st:
         loaded = _load(store, selected)
@@ -473,7 +402,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     log.info("run %s: %d active memories in %d namespace(s), %d new", report.run_id,
              len(memories), len(chosen), new_total)
 
-    cache_store: Any = _DryRunCache(store) if dry_run else store
+    cache_store: Any = DryRunCache(store) if dry_run else store
     writing.append(not dry_run)
     with stages("embed") as st:
         _embed(cache_store, config, pool, progress, executor)
@@ -526,7 +455,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     fault_point("run-commit")
 
 
-def _finish(report: RunReport, primary: ConfigOutcome, result: Any, stages: _Stages,
+def _finish(report: RunReport, primary: ConfigOutcome, result: Any, stages: Stages,
             status: str) -> None:
     report.apply.update(_apply_summary(result))
     report.primary = primary
@@ -575,7 +504,7 @@ def compare_configs(
             memories.extend(loaded[ns])
     if not memories:
         raise UserError("no active memories to compare")
-    cache = _DryRunCache(store)
+    cache = DryRunCache(store)
     outcomes = []
     pool_a: Pool | None = None
     for name, cfg in ((label_a, config_a), (label_b, config_b)):
@@ -585,7 +514,7 @@ def compare_configs(
             pool = Pool(memories, by_ns)
             _embed(cache, cfg, pool, progress)
         pool_a = pool_a or pool
-        outcome, _ = _evaluate(name, pool, cfg, cfg, _Stages(), f"{name} ", now,
+        outcome, _ = _evaluate(name, pool, cfg, cfg, Stages(), f"{name} ", now,
                                progress=progress)
         outcomes.append(outcome)
     return compare_outcomes(outcomes[0], outcomes[1], label_a=label_a, label_b=label_b)

@@ -69,7 +69,7 @@ def apply_reviewed(pf: PlanFile, store: MemoryStore, decisions: Decisions | None
                    *, run_id: str | None = None, source: str = "review") -> ReviewApplyResult:
     """Apply the approved actions of ``pf`` (all of them without ``decisions``)."""
     from memmaint.maintenance.apply.applier import apply_plan
-    from memmaint.maintenance.job.run import new_run_id, package_versions
+    from memmaint.maintenance.job.stages import new_run_id, package_versions
     from memmaint.maintenance.report.model import RunReport
 
     decisions = decisions or approve_all(pf.plan)
