@@ -19,6 +19,7 @@ import numpy as np
 
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.embed.base import MemoryEmbeddingCache
 from memmaint.optimize.objective import LabelledPool
 
 log = logging.getLogger(__name__)
@@ -121,18 +122,8 @@ def labelled_pool(name: str, embeddings: np.ndarray, labels: Sequence[Any],
                         ids=tuple(ids))
 
 
-class DictEmbeddingCache:
-    """An in-process embedding cache (the :class:`EmbeddingCache` protocol, no store)."""
-
-    def __init__(self) -> None:
-        self._data: dict[tuple[str, str], np.ndarray] = {}
-
-    def get_embeddings(self, model_id: str, hashes: Any) -> dict[str, np.ndarray]:
-        return {h: self._data[(model_id, h)] for h in hashes if (model_id, h) in self._data}
-
-    def put_embeddings(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
-        for h, v in vectors.items():
-            self._data[(model_id, h)] = np.asarray(v, dtype=np.float32)
+#: An in-process embedding cache (the :class:`EmbeddingCache` protocol, no store).
+DictEmbeddingCache = MemoryEmbeddingCache
 
 
 class SQLiteEmbeddingCache:
