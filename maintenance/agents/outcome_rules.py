@@ -41,6 +41,7 @@ from memmaint.maintenance.core.outcomes import (
     prob_worse,
 )
 from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.retrieve.routing import unit_rows
 
 
 def namespace_priors(pool: Sequence[Memory], cfg: AgentsConfig,
@@ -118,9 +119,7 @@ def group_outcome_siblings(memories: Sequence[Memory], labels: np.ndarray, vecto
             continue
         prior = namespace_priors(mems, cfg, now)[mems[0].namespace]
         outs = outcomes_of(mems, prior, cfg, now)
-        vecs = np.asarray(vectors, dtype=np.float64)[rows]
-        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-        vecs = vecs / np.where(norms > 0, norms, 1.0)
+        vecs = unit_rows(np.asarray(vectors)[rows])
         sims = np.zeros((len(mems), len(mems)))
         sims[failing] = vecs[failing] @ vecs.T
         everyone = range(len(mems))
