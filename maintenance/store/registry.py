@@ -7,7 +7,11 @@ Built in:
 
 - a plain path, ``:memory:`` or ``sqlite:///path``: :class:`~.sqlite.SQLiteStore`;
 - ``postgresql://...`` or ``postgres://...``: :class:`~.postgres.PostgresStore` (extra
-  ``postgres``).
+  ``postgres``);
+- connectors to the memory systems agents already use, each an extra, through
+  :class:`~.mirror.ExternalStore` (see ``docs/connectors.md``): ``chroma://``,
+  ``chroma+http://``, ``qdrant://``, ``qdrant+http://``, ``langgraph+sqlite://``,
+  ``langgraph+postgres://``, ``mem0://``, ``pgvector://``.
 
 Another backend registers an opener for its URL scheme with :func:`register_store`; an opener
 is called as ``opener(url, create=create)`` with the URL exactly as given.
@@ -47,6 +51,17 @@ def _open_postgres(url: str, *, create: bool) -> MemoryStore:
     from memmaint.maintenance.store.postgres import PostgresStore
 
     return PostgresStore(url, create=create)
+
+
+def _connector(module: str) -> StoreOpener:
+    """An opener that imports ``memmaint.maintenance.store.<module>`` when first used."""
+    def opener(url: str, *, create: bool) -> MemoryStore:
+        import importlib
+
+        connector = importlib.import_module(f"memmaint.maintenance.store.{module}")
+        store: MemoryStore = connector.open_url(url, create=create)
+        return store
+    return opener
 
 
 def register_store(scheme: str, opener: StoreOpener, *, replace: bool = False) -> None:
@@ -102,6 +117,12 @@ def open_store(url: str | None, *, create: bool = True) -> MemoryStore:
 register_store("sqlite", _open_sqlite)
 register_store("postgresql", _open_postgres)
 register_store("postgres", _open_postgres)
+for _scheme, _module in (("chroma", "chroma"), ("chroma+http", "chroma"),
+                         ("qdrant", "qdrant"), ("qdrant+http", "qdrant"),
+                         ("langgraph+sqlite", "langgraph"), ("langgraph+postgres", "langgraph"),
+                         ("langgraph+postgresql", "langgraph"), ("mem0", "mem0"),
+                         ("pgvector", "pgvector")):
+    register_store(_scheme, _connector(_module))
 
 __all__ = ["StoreOpener", "available_stores", "open_store", "register_store",
            "unregister_store"]

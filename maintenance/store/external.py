@@ -1,0 +1,220 @@
+"""The connector protocol: how memmaint reads and writes a memory system it does not own.
+
+A *connector* (Chroma, Qdrant, a LangGraph store, mem0, a pgvector table...) implements
+:class:`ExternalBackend`: a handful of whole-record operations in the system's own API.
+:class:`~memmaint.maintenance.store.mirror.ExternalStore` turns any backend into a full
+:class:`~memmaint.maintenance.store.base.MemoryStore` by keeping a *sidecar* SQLite store
+next to it (a mirror of the memories, provenance events, run records, the embedding cache and
+a write-ahead journal of external writes), so the job, ``history``, ``runs`` and ``undo`` work
+unchanged.
+
+Mapping between the two worlds:
+
+- a memmaint *namespace* is the system's natural partition (a Chroma or Qdrant collection,
+  a LangGraph namespace joined with ``.``, a mem0 ``user_id``, a pgvector table or the value
+  of its namespace column);
+- an :class:`ExternalRecord` is what the system stores: id, text, metadata, vector and the
+  timestamps it keeps. A memory is *active* exactly while its record exists in the system;
+  merging, superseding, evicting or archiving it deletes the record (the sidecar keeps the
+  record as it was, so ``undo`` writes it back exactly: same id, text, metadata and vector);
+- memmaint's own fields (importance, kind, usage counters, status history) live in the
+  sidecar; ``importance`` and ``kind`` are read from metadata keys of those names when a
+  record is first seen.
+
+Backends are written against the real client library, imported lazily with
+:func:`~memmaint.maintenance.core.errors.require` so a missing library is a one-line error
+naming the pip extra.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import numpy as np
+
+from memmaint.maintenance.core.errors import UserError
+from memmaint.maintenance.core.records import format_time, parse_time
+
+
+@dataclass(frozen=True)
+class ExternalRecord:
+    """One record of an external memory system, as that system stores it.
+
+    ``metadata`` is a JSON object (the backend encodes and decodes whatever its system cannot
+    store natively, so ``upsert`` of a record read back gives the same record). ``vector`` is
+    the stored embedding (float32, 1-D) or ``None`` where the system stores none or the
+    backend did not ask for it. ``created_at``/``updated_at`` are ``None`` where the system
+    keeps no timestamps.
+    """
+
+    id: str
+    text: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    vector: np.ndarray | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    def fingerprint(self) -> str:
+        """sha256 over id, text and metadata: what tells that someone else changed a record.
+
+        Vectors and timestamps are left out: a system may re-embed or touch a record without
+        changing what it says.
+        """
+        payload = json.dumps([self.id, self.text, _jsonable(self.metadata)], sort_keys=True,
+                             ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready snapshot (what the sidecar keeps, and what ``undo`` writes back)."""
+        return {"id": self.id, "text": self.text, "metadata": _jsonable(self.metadata),
+                "vector": None if self.vector is None
+                else [float(x) for x in np.asarray(self.vector, dtype=np.float32)],
+                "created_at": format_time(self.created_at),
+                "updated_at": format_time(self.updated_at)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ExternalRecord:
+        vector = data.get("vector")
+        return cls(id=str(data["id"]), text=str(data["text"]),
+                   metadata=dict(data.get("metadata") or {}),
+                   vector=None if vector is None else np.asarray(vector, dtype=np.float32),
+                   created_at=None if data.get("created_at") is None
+                   else parse_time(data["created_at"]),
+                   updated_at=None if data.get("updated_at") is None
+                   else parse_time(data["updated_at"]))
+
+
+@runtime_checkable
+class ExternalBackend(Protocol):
+    """What a connector implements. Every method acts on the live system, at once.
+
+    Attributes:
+        system: a short name for messages and run reports (``"chroma"``, ``"mem0"``...).
+        url: the store URL it was opened from, with any password removed.
+        vector_model: the memmaint embedder name (``[embedding] model``) whose vectors the
+            system stores, when the URL declared one (``model=...``, with ``dim=...`` for the
+            hashing embedder): stored vectors then seed the embedding cache instead of being
+            recomputed, and new records are embedded with it. ``None``: stored vectors are
+            never reused.
+        embeds_itself: True when the system computes vectors on write from the text (mem0,
+            a LangGraph store with an index), so :meth:`upsert` ignores ``vector``.
+    """
+
+    system: str
+    url: str
+    vector_model: str | None
+    embeds_itself: bool
+
+    def namespaces(self) -> list[str]:
+        """The namespaces this URL addresses that exist now (may be empty), sorted."""
+
+    def read_all(self, namespace: str) -> list[ExternalRecord]:
+        """Every record of ``namespace`` (empty when it does not exist), with vectors."""
+
+    def read(self, namespace: str, ids: Sequence[str]) -> dict[str, ExternalRecord]:
+        """The records with these ids that exist (missing ids are absent), with vectors."""
+
+    def upsert(self, namespace: str, records: Sequence[ExternalRecord]) -> None:
+        """Write these records exactly (insert, or replace one with the same id), creating
+        the namespace if needed. Must be idempotent: the journal may replay it."""
+
+    def delete(self, namespace: str, ids: Sequence[str]) -> None:
+        """Remove these records; ids that do not exist are ignored (idempotent)."""
+
+    def close(self) -> None:
+        """Release the client."""
+
+
+# -- URLs -----------------------------------------------------------------------------------
+
+_PASSWORD = re.compile(r"(//[^/:@]*:)[^@/]*@")
+
+
+@dataclass(frozen=True)
+class ConnectorURL:
+    """A connector URL split into its parts: ``scheme://netloc/path?key=value&...``.
+
+    ``path`` is the decoded path (for ``chroma:///data/chroma`` it is ``/data/chroma``).
+    ``params`` holds the query parameters; each key may appear once.
+    """
+
+    raw: str
+    scheme: str
+    netloc: str
+    path: str
+    params: Mapping[str, str]
+
+    @classmethod
+    def parse(cls, url: str, *, known: Sequence[str]) -> ConnectorURL:
+        """Parse ``url``, refusing (one ``UserError`` naming all of them) parameters that
+        are not in ``known`` or the common ones (``sidecar``, ``model``, ``dim``)."""
+        parts = urlsplit(url)
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+        params: dict[str, str] = {}
+        problems: list[str] = []
+        allowed = {"sidecar", "model", "dim", *known}
+        for key, value in pairs:
+            if key not in allowed:
+                problems.append(f"unknown parameter {key!r}")
+            elif key in params:
+                problems.append(f"parameter {key!r} given twice")
+            params[key] = value
+        if problems:
+            raise UserError(f"bad store URL {redact(url)}: {'; '.join(problems)} (known: "
+                            f"{', '.join(sorted(allowed))})")
+        return cls(url, parts.scheme.lower(), parts.netloc, unquote(parts.path), params)
+
+    def require(self, key: str, what: str) -> str:
+        """The value of parameter ``key``; a ``UserError`` saying what it is when absent."""
+        value = self.params.get(key, "")
+        if not value:
+            raise UserError(f"store URL {redact(self.raw)} needs ?{key}=... ({what})")
+        return value
+
+
+def redact(url: str) -> str:
+    """``url`` with any password replaced by ``***``."""
+    return _PASSWORD.sub(r"\1***@", url)
+
+
+def default_sidecar(url: ConnectorURL, local_path: str | None = None) -> str:
+    """Where the sidecar lives when the URL names none.
+
+    Beside a local file or folder: ``<path>.memmaint.db``. For a server: a file named by a
+    hash of the redacted URL (without ``sidecar``) under ``$MEMMAINT_DATA_DIR`` or
+    ``~/.local/share/memmaint/sidecars``.
+    """
+    if url.params.get("sidecar"):
+        return url.params["sidecar"]
+    if local_path:
+        return str(Path(local_path).expanduser()).rstrip("/") + ".memmaint.db"
+    base = os.environ.get("MEMMAINT_DATA_DIR") or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "memmaint")
+    key = redact(re.sub(r"([?&])sidecar=[^&]*&?", r"\1", url.raw)).rstrip("?&")
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return os.path.join(base, "sidecars", f"{url.scheme.replace('+', '-')}-{digest}.db")
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` as plain JSON types (tuples become lists, datetimes ISO strings)."""
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, datetime):
+        return format_time(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+__all__ = ["ConnectorURL", "ExternalBackend", "ExternalRecord", "default_sidecar", "redact"]

@@ -1,0 +1,555 @@
+""":class:`ExternalStore`: any connector backend as a full memmaint store.
+
+The external system (Chroma, Qdrant, a LangGraph store, mem0, a pgvector table) holds the
+memories the agents read. memmaint keeps a *sidecar* SQLite store beside it:
+
+- a mirror of every memory with memmaint's own fields (status, version, importance, usage),
+  refreshed from the system when the store is opened (:meth:`ExternalStore.sync`);
+- the exact external record of every memory at every version that changed it
+  (``external_records``), so ``undo`` writes back the same id, text, metadata and vector;
+- provenance events, run records and the embedding cache, as in any store;
+- a write-ahead journal of external writes, in its own SQLite file (``<sidecar>.journal``).
+
+Writes follow the applier's transactions. Each transaction level, when it ends normally,
+checks that the records it touches still are what the mirror last saw (else
+``VersionConflict``: the applier skips that cluster, as it does for a memory changed in a
+built-in store). When the outermost transaction ends, before the sidecar commits:
+
+1. the external writes and their inverses are journalled as *pending* (committed at once);
+2. the writes are made in the system; if one fails, the inverses are applied, the journal
+   entry is marked rolled back and the sidecar transaction rolls back (``StoreError``);
+3. the journal's sequence number is written into the sidecar transaction, which commits.
+
+A crash anywhere leaves a pending journal entry. The next open reconciles it: if the sidecar
+committed it (its sequence number is there) the writes are replayed (they are idempotent);
+otherwise the inverses are applied. So the system never keeps a change the sidecar has no
+record of, and a change the sidecar recorded is always completed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any, Self
+from urllib.parse import parse_qsl, urlsplit
+
+import numpy as np
+
+from memmaint.maintenance.core.errors import (
+    DuplicateIdError,
+    MemmaintError,
+    StoreError,
+    UnknownIdError,
+    VersionConflict,
+)
+from memmaint.maintenance.core.records import BUILTIN_KINDS, Memory, Status, content_hash, utcnow
+from memmaint.maintenance.store.base import Event, MemoryStore, RunRecord, StoreTransaction
+from memmaint.maintenance.store.external import ExternalBackend, ExternalRecord
+from memmaint.maintenance.store.sqlite import SQLiteStore
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS external_records (
+    namespace TEXT NOT NULL, id TEXT NOT NULL, version INTEGER NOT NULL,
+    record TEXT NOT NULL, fingerprint TEXT NOT NULL,
+    PRIMARY KEY (namespace, id, version));
+CREATE TABLE IF NOT EXISTS external_applied (seq INTEGER PRIMARY KEY);
+"""
+_JOURNAL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, forward TEXT NOT NULL,
+    inverse TEXT NOT NULL, state TEXT NOT NULL, created_at TEXT NOT NULL);
+"""
+SYNC_AGENT = "sync"
+
+
+@dataclasses.dataclass
+class _Op:
+    """One external write: ``record`` is upserted, or ``delete`` removes the id."""
+
+    namespace: str
+    memory_id: str
+    record: ExternalRecord | None  # None: delete
+    previous: ExternalRecord | None  # the record in the system before (None: absent)
+    replaced_by: str | None = None  # for a deleted merge source: the memory replacing it
+
+    @property
+    def delete(self) -> bool:
+        return self.record is None
+
+
+class ExternalStore:
+    """A :class:`MemoryStore` over an :class:`ExternalBackend` and a sidecar SQLite file.
+
+    Args:
+        backend: the connector, already connected.
+        sidecar: path of the sidecar SQLite file (created with its folder when missing).
+        create: accepted for the opener signature; the external system's own existence is
+            the backend's to check, the sidecar is always created.
+        sync: refresh the mirror from the system now (tests turn it off to look at states).
+    """
+
+    def __init__(self, backend: ExternalBackend, sidecar: str, *, create: bool = True,
+                 sync: bool = True) -> None:
+        self.backend = backend
+        self.url = backend.url
+        self.sidecar_path = sidecar
+        Path(sidecar).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        self._side = SQLiteStore(sidecar, create=True)
+        self._levels: list[list[_Op]] = []
+        self._lock = threading.RLock()
+        self._embedder: Any = None
+        with self._side._write() as conn:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+        self._journal = sqlite3.connect(sidecar + ".journal", isolation_level=None,
+                                        check_same_thread=False)
+        self._journal.executescript(_JOURNAL_SCHEMA)
+        self.reconcile()
+        if sync:
+            self.sync()
+
+    # -- plumbing -------------------------------------------------------------------------
+    def close(self) -> None:
+        try:
+            self.backend.close()
+        finally:
+            self._journal.close()
+            self._side.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ExternalStore({self.url!r}, sidecar={self.sidecar_path!r})"
+
+    def _params(self) -> dict[str, str]:
+        return dict(parse_qsl(urlsplit(self.url).query))
+
+    def embedder(self) -> Any:
+        """The memmaint embedder the URL's ``model=`` (and ``dim=``) names, or ``None``."""
+        if self._embedder is None and self.backend.vector_model:
+            from memmaint.maintenance.core.config import EmbeddingConfig
+            from memmaint.maintenance.core.registry import EMBEDDERS
+
+            params = self._params()
+            kwargs: dict[str, Any] = {"model": self.backend.vector_model}
+            if params.get("dim", "").isdigit():
+                kwargs["dim"] = int(params["dim"])
+            self._embedder = EMBEDDERS.get(kwargs["model"])(EmbeddingConfig(**kwargs))
+        return self._embedder
+
+    # -- external records in the sidecar ----------------------------------------------------
+    def _record_at(self, ns: str, memory_id: str, version: int) -> ExternalRecord | None:
+        """The external record in force for the memory at ``version`` (latest row <= it)."""
+        rows = self._side._read(
+            "SELECT record FROM external_records WHERE namespace = ? AND id = ? AND version <= ?"
+            " ORDER BY version DESC LIMIT 1", (ns, memory_id, version))
+        return ExternalRecord.from_json(json.loads(rows[0][0])) if rows else None
+
+    @staticmethod
+    def _keep_record(conn: sqlite3.Connection, ns: str, memory_id: str, version: int,
+                     record: ExternalRecord | None, *, restoring: bool = False) -> None:
+        """Forget rows past ``version`` (an undone branch) and keep ``record`` at it."""
+        op = ">" if restoring else ">="
+        conn.execute(f"DELETE FROM external_records WHERE namespace = ? AND id = ? AND "
+                     f"version {op} ?", (ns, memory_id, version))
+        if record is not None:
+            conn.execute("INSERT OR REPLACE INTO external_records VALUES (?, ?, ?, ?, ?)",
+                         (ns, memory_id, version, json.dumps(record.to_json()),
+                          record.fingerprint()))
+
+    # -- sync -----------------------------------------------------------------------------
+    def sync(self) -> dict[str, int]:
+        """Bring the mirror in line with the system: new records become active memories,
+        changed ones a new version, vanished ones ``archived``. Returns the counts.
+
+        Each change is an event of a run named ``sync-<time>`` (agent ``sync``), so
+        ``history`` shows what changed outside memmaint. Stored vectors seed the embedding
+        cache when the URL names the model that made them.
+        """
+        counts = {"added": 0, "changed": 0, "removed": 0}
+        run_id = "sync-" + utcnow().strftime("%Y%m%dT%H%M%S.%fZ")
+        namespaces = sorted(set(self.backend.namespaces()) | set(self._side.namespaces()))
+        embedder = self.embedder()
+        for ns in namespaces:
+            records = {r.id: r for r in self.backend.read_all(ns)}
+            mirror = {m.id: m for m in self._side.iter_memories(ns)}
+            seeds: dict[str, np.ndarray] = {}
+            with self._side._write() as conn, self._side.transaction() as tx:
+                for rid, rec in records.items():
+                    known = mirror.get(rid)
+                    if known is None:
+                        mem = _memory_from_record(ns, rec)
+                        tx.insert(mem)
+                        self._keep_record(conn, ns, rid, mem.version, rec)
+                        self._sync_event(tx, run_id, ns, None, mem, "added outside memmaint")
+                        counts["added"] += 1
+                    else:
+                        seen = self._record_at(ns, rid, known.version)
+                        if known.is_active and seen is not None and \
+                                seen.fingerprint() == rec.fingerprint():
+                            continue
+                        new = dataclasses.replace(
+                            known, text=rec.text, metadata=dict(rec.metadata),
+                            status=Status.ACTIVE, replaced_by=None, valid_until=None)
+                        stored = tx.update(new, known.version)
+                        self._keep_record(conn, ns, rid, stored.version, rec)
+                        self._sync_event(tx, run_id, ns, known, stored,
+                                         "changed outside memmaint")
+                        counts["changed"] += 1
+                    if embedder is not None and rec.vector is not None \
+                            and rec.vector.shape == (embedder.dim,):
+                        seeds[content_hash(rec.text)] = rec.vector
+                for mid, mem in mirror.items():
+                    if mem.is_active and mid not in records:
+                        stored = tx.update(dataclasses.replace(mem, status=Status.ARCHIVED),
+                                           mem.version)
+                        self._keep_record(conn, ns, mid, stored.version, None,
+                                          restoring=True)
+                        self._sync_event(tx, run_id, ns, mem, stored,
+                                         "deleted outside memmaint: archived")
+                        counts["removed"] += 1
+            if seeds and embedder is not None:
+                self._side.put_embeddings(embedder.model_id, seeds)
+        if any(counts.values()):
+            log.info("synced %s from %s: %s", self.sidecar_path, self.backend.system, counts)
+        return counts
+
+    @staticmethod
+    def _sync_event(tx: StoreTransaction, run_id: str, ns: str, before: Memory | None,
+                    after: Memory, reason: str) -> None:
+        tx.append_event(Event(run_id=run_id, action="sync", namespace=ns,
+                              memory_ids=(after.id,),
+                              before=(None if before is None else before.to_dict(),),
+                              after=(after.to_dict(),), reason=reason, agent=SYNC_AGENT))
+
+    # -- the journal ------------------------------------------------------------------------
+    def reconcile(self) -> int:
+        """Finish or roll back external writes a crash interrupted; returns how many."""
+        pending = self._journal.execute(
+            "SELECT seq, namespace, forward, inverse FROM journal WHERE state = 'pending' "
+            "ORDER BY seq").fetchall()
+        for seq, ns, forward, inverse in pending:
+            committed = bool(self._side._read(
+                "SELECT 1 FROM external_applied WHERE seq = ?", (seq,)))
+            ops = json.loads(forward if committed else inverse)
+            log.warning("reconciling an interrupted write to %s (journal %d): %s",
+                        self.backend.system, seq, "replaying it" if committed
+                        else "rolling it back")
+            self._apply_json(ns, ops)
+            self._journal.execute("UPDATE journal SET state = ? WHERE seq = ?",
+                                  ("done" if committed else "rolled-back", seq))
+        return len(pending)
+
+    def _apply_json(self, ns: str, ops: Sequence[Mapping[str, Any]]) -> None:
+        upserts = [ExternalRecord.from_json(o["record"]) for o in ops if o["op"] == "upsert"]
+        deletes = [str(o["id"]) for o in ops if o["op"] == "delete"]
+        if upserts:  # write the new records before removing what they replace
+            self.backend.upsert(ns, upserts)
+        if deletes:
+            self.backend.delete(ns, deletes)
+
+    def _flush(self, conn: sqlite3.Connection, ops: Sequence[_Op]) -> None:
+        """Steps 1-3 of the module docstring, for the outermost transaction's writes."""
+        by_ns: dict[str, list[_Op]] = {}
+        for op in _last_per_memory(ops):
+            by_ns.setdefault(op.namespace, []).append(op)
+        for ns, ns_ops in by_ns.items():
+            ns_ops = [op for op in ns_ops if not _noop(op)]
+            if not ns_ops:
+                continue
+            self._fill_vectors(ns_ops)
+            forward = [_op_json(op.memory_id, op.record) for op in ns_ops]
+            inverse = [_op_json(op.memory_id, op.previous) for op in ns_ops]
+            cur = self._journal.execute(
+                "INSERT INTO journal (namespace, forward, inverse, state, created_at) "
+                "VALUES (?, ?, ?, 'pending', ?)",
+                (ns, json.dumps(forward), json.dumps(inverse), utcnow().isoformat()))
+            seq = int(cur.lastrowid or 0)
+            try:
+                self._apply_json(ns, forward)
+            except BaseException as exc:
+                try:
+                    self._apply_json(ns, inverse)
+                    self._journal.execute(
+                        "UPDATE journal SET state = 'rolled-back' WHERE seq = ?", (seq,))
+                except Exception:  # the next open reconciles the pending entry
+                    log.exception("could not roll back the partial write to %s",
+                                  self.backend.system)
+                if isinstance(exc, MemmaintError):
+                    raise
+                if isinstance(exc, Exception):
+                    raise StoreError(f"{self.backend.system} store {self.url}: the write "
+                                     f"failed and was rolled back: {exc}") from exc
+                raise
+            conn.execute("INSERT INTO external_applied (seq) VALUES (?)", (seq,))
+            for op in ns_ops:  # the vectors filled in above belong to the kept records
+                if op.record is not None:
+                    self._refresh_kept(conn, op)
+
+    def _refresh_kept(self, conn: sqlite3.Connection, op: _Op) -> None:
+        assert op.record is not None
+        conn.execute("UPDATE external_records SET record = ? WHERE namespace = ? AND id = ? "
+                     "AND version = (SELECT MAX(version) FROM external_records WHERE "
+                     "namespace = ? AND id = ?)",
+                     (json.dumps(op.record.to_json()), op.namespace, op.memory_id,
+                      op.namespace, op.memory_id))
+
+    def _fill_vectors(self, ops: list[_Op]) -> None:
+        """Give every upserted record a vector (unless the system embeds by itself): the
+        URL's embedder, else the mean of the vectors of the memories it replaces."""
+        if self.backend.embeds_itself:
+            return
+        missing = [op for op in ops if op.record is not None and op.record.vector is None]
+        if not missing:
+            return
+        embedder = self.embedder()
+        if embedder is not None:
+            vectors = embedder.embed([op.record.text for op in missing if op.record])
+            for op, vec in zip(missing, vectors):
+                assert op.record is not None
+                op.record = dataclasses.replace(op.record, vector=np.asarray(vec, np.float32))
+            return
+        for op in missing:
+            assert op.record is not None
+            sources = [o.previous.vector for o in ops if o.delete and o.previous is not None
+                       and o.replaced_by == op.memory_id and o.previous.vector is not None]
+            if not sources:
+                raise StoreError(
+                    f"cannot compute a vector for memory {op.memory_id!r} in "
+                    f"{self.backend.system}: name the embedder that made the stored vectors "
+                    "in the store URL (model=..., e.g. model=minilm)")
+            mean = np.mean(np.stack(sources), axis=0)
+            norm = float(np.linalg.norm(mean))
+            op.record = dataclasses.replace(op.record, vector=(
+                mean / norm if norm > 0 else mean).astype(np.float32))
+
+    # -- transactions ---------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[StoreTransaction]:
+        """One atomic write transaction over the sidecar and the system (module docstring)."""
+        with self._lock, self._side._write() as conn, self._side.transaction() as side_tx:
+            ops: list[_Op] = []
+            self._levels.append(ops)
+            try:
+                yield _ExternalTransaction(self, conn, side_tx, ops)
+                self._check_unchanged(ops)
+                if len(self._levels) == 1:
+                    self._flush(conn, ops)
+                else:
+                    self._levels[-2].extend(ops)
+            finally:
+                self._levels.pop()
+
+    def _check_unchanged(self, ops: Sequence[_Op]) -> None:
+        """``VersionConflict`` when a record this level writes changed in the system since
+        the mirror saw it (a concurrent writer); ``DuplicateIdError`` for an insert over an
+        existing record."""
+        by_ns: dict[str, dict[str, _Op]] = {}
+        for op in ops:
+            by_ns.setdefault(op.namespace, {}).setdefault(op.memory_id, op)
+        for ns, first in by_ns.items():
+            live = self.backend.read(ns, list(first))
+            for mid, op in first.items():
+                now = live.get(mid)
+                expected = None if op.previous is None else op.previous.fingerprint()
+                actual = None if now is None else now.fingerprint()
+                if expected == actual:
+                    continue
+                if op.previous is None:
+                    raise DuplicateIdError(f"memory {mid!r} already exists in "
+                                           f"{self.backend.system} namespace {ns!r}")
+                mem = self._side.get_memories(ns, [mid])[0]
+                raise VersionConflict(mid, mem.version, mem.version + 1)  # changed in the system
+
+    def add_memories(self, memories: Sequence[Memory]) -> None:
+        """Insert all memories (and their records in the system) in one transaction."""
+        with self.transaction() as tx:
+            for mem in memories:
+                tx.insert(mem)
+
+    # -- reads and everything memmaint-only: the sidecar ------------------------------------
+    def namespaces(self) -> list[str]:
+        return self._side.namespaces()
+
+    def existing_ids(self, namespace: str, ids: Collection[str]) -> set[str]:
+        return self._side.existing_ids(namespace, ids)
+
+    def get_memories(self, namespace: str, ids: Sequence[str]) -> list[Memory]:
+        return self._side.get_memories(namespace, ids)
+
+    def iter_memories(self, namespace: str | None = None,
+                      statuses: Collection[Status] | None = None) -> Iterator[Memory]:
+        return self._side.iter_memories(namespace, statuses)
+
+    def count_memories(self, namespace: str | None = None,
+                       statuses: Collection[Status] | None = None) -> int:
+        return self._side.count_memories(namespace, statuses)
+
+    def stats(self) -> dict[str, Any]:
+        return self._side.stats()
+
+    def record_usage(self, namespace: str, memory_id: str, success: bool | None) -> Memory:
+        return self._side.record_usage(namespace, memory_id, success)
+
+    def get_embeddings(self, model_id: str, hashes: Collection[str]) -> dict[str, np.ndarray]:
+        return self._side.get_embeddings(model_id, hashes)
+
+    def put_embeddings(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
+        self._side.put_embeddings(model_id, vectors)
+
+    def events(self, *, run_id: str | None = None, memory_id: str | None = None,
+               namespace: str | None = None) -> list[Event]:
+        return self._side.events(run_id=run_id, memory_id=memory_id, namespace=namespace)
+
+    def save_run(self, run: RunRecord) -> None:
+        self._side.save_run(run)
+
+    def get_run(self, run_id: str) -> RunRecord:
+        return self._side.get_run(run_id)
+
+    def list_runs(self, limit: int | None = None) -> list[RunRecord]:
+        return self._side.list_runs(limit)
+
+    def lock(self, name: str = "run") -> AbstractContextManager[None]:
+        return self._side.lock(name)
+
+
+class _ExternalTransaction:
+    """The sidecar's transaction, noting the external write each change needs."""
+
+    def __init__(self, store: ExternalStore, conn: sqlite3.Connection,
+                 side_tx: StoreTransaction, ops: list[_Op]) -> None:
+        self._store = store
+        self._conn = conn
+        self._tx = side_tx
+        self._ops = ops
+
+    def insert(self, memory: Memory) -> None:
+        self._tx.insert(memory)
+        record = _record_from_memory(memory, None)
+        self._store._keep_record(self._conn, memory.namespace, memory.id, memory.version,
+                                 record)
+        if memory.is_active:
+            self._ops.append(_Op(memory.namespace, memory.id, record, None))
+
+    def update(self, memory: Memory, expected_version: int) -> Memory:
+        before = self._current(memory.namespace, memory.id)
+        stored = self._tx.update(memory, expected_version)
+        self._changed(before, stored, restoring=False)
+        return stored
+
+    def restore(self, memory: Memory, expected_version: int) -> None:
+        before = self._current(memory.namespace, memory.id)
+        self._tx.restore(memory, expected_version)
+        self._changed(before, memory, restoring=True)
+
+    def append_event(self, event: Event) -> None:
+        self._tx.append_event(event)
+
+    def _current(self, ns: str, memory_id: str) -> Memory | None:
+        try:
+            return self._store._side.get_memories(ns, [memory_id])[0]
+        except UnknownIdError:
+            return None  # the sidecar's own write raises the error the caller expects
+
+    def _changed(self, before: Memory | None, after: Memory, *, restoring: bool) -> None:
+        """Keep the record ``after`` has and note the write the system needs."""
+        if before is None:  # pragma: no cover - the sidecar raised already
+            return
+        ns, mid = after.namespace, after.id
+        old = self._store._record_at(ns, mid, before.version)
+        # undo restores the very record the memory had at that version
+        base = (self._store._record_at(ns, mid, after.version) if restoring else None) or old
+        if base is not None and base.text == after.text and \
+                dict(base.metadata) == dict(after.metadata):
+            record = base
+        else:
+            record = _record_from_memory(after, base)
+        found = self._store._record_at(ns, mid, after.version) if restoring else old
+        self._store._keep_record(self._conn, ns, mid, after.version,
+                                 None if record is found else record, restoring=restoring)
+        in_system = old if before.is_active else None
+        target = record if after.is_active else None
+        if in_system is None and target is None:
+            return
+        if in_system is not None and target is not None and \
+                in_system.fingerprint() == target.fingerprint():
+            return
+        self._ops.append(_Op(ns, mid, target, in_system, replaced_by=after.replaced_by))
+
+
+def _memory_from_record(ns: str, rec: ExternalRecord) -> Memory:
+    """A new active memory for a record first seen in the system."""
+    meta = dict(rec.metadata)
+    importance = meta.get("importance")
+    kind = meta.get("kind")
+    created = rec.created_at or utcnow()
+    return Memory(text=rec.text, id=rec.id, namespace=ns, created_at=created,
+                  updated_at=rec.updated_at or created,
+                  importance=float(importance) if isinstance(importance, (int, float))
+                  and not isinstance(importance, bool) and 0 <= importance < float("inf")
+                  else 1.0,
+                  kind=kind if kind in BUILTIN_KINDS else "default", metadata=meta)
+
+
+def _record_from_memory(memory: Memory, old: ExternalRecord | None) -> ExternalRecord:
+    """The record a memory should have in the system: its text and metadata, the old
+    record's vector when the text is unchanged (else none yet: :meth:`_fill_vectors`)."""
+    keep_vector = old is not None and old.text == memory.text
+    return ExternalRecord(
+        id=memory.id, text=memory.text, metadata=dict(memory.metadata),
+        vector=old.vector if keep_vector and old is not None else None,
+        created_at=old.created_at if old is not None else memory.created_at,
+        updated_at=memory.updated_at)
+
+
+def _op_json(memory_id: str, record: ExternalRecord | None) -> dict[str, Any]:
+    if record is None:
+        return {"op": "delete", "id": memory_id}
+    return {"op": "upsert", "record": record.to_json()}
+
+
+def _last_per_memory(ops: Sequence[_Op]) -> list[_Op]:
+    """One op per memory: the last target, with the first ``previous``."""
+    merged: dict[tuple[str, str], _Op] = {}
+    for op in ops:
+        key = (op.namespace, op.memory_id)
+        if key in merged:
+            first = merged[key]
+            merged[key] = _Op(op.namespace, op.memory_id, op.record, first.previous,
+                              op.replaced_by or first.replaced_by)
+        else:
+            merged[key] = dataclasses.replace(op)
+    return list(merged.values())
+
+
+def _noop(op: _Op) -> bool:
+    if op.record is None:
+        return op.previous is None
+    return op.previous is not None and op.previous.fingerprint() == op.record.fingerprint() \
+        and op.previous.vector is not None
+
+
+def open_external(backend: ExternalBackend, sidecar: str, *, create: bool) -> MemoryStore:
+    """Wrap ``backend`` (closing it if the sidecar cannot be opened)."""
+    try:
+        return ExternalStore(backend, sidecar, create=create)
+    except BaseException:
+        backend.close()
+        raise
+
+
+__all__ = ["ExternalStore", "open_external"]

@@ -1,0 +1,147 @@
+"""The end-to-end test every connector passes: seed with the library, ``memmaint run``, read
+back with the library, ``memmaint undo``, and the records are back exactly.
+
+A connector's test module subclasses :class:`ConnectorEndToEnd` and provides a ``kit``
+fixture: an object with
+
+- ``namespace``: the namespace its URL addresses;
+- ``url()``: the memmaint store URL (with ``sidecar=`` under the test's tmp_path);
+- ``seed(rows)``: writes ``(id, text, metadata, vector)`` rows with the library's own API;
+- ``read_back()``: ``{id: (text, metadata)}`` read with the library's own API;
+- ``vectors()``: ``{id: vector}`` read with the library's own API (``{}`` if hidden).
+
+The memmaint config embeds with the hashing embedder at 16 dimensions, and the URL declares
+it (``model=hashing&dim=16``), so the vectors the kit stores are reused and new records are
+embedded with the same model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from memmaint.maintenance.cli.main import main
+from memmaint.maintenance.embed.hashing import HashingEmbedder
+
+DIM = 16
+CONFIG = """
+[embedding]
+model = "hashing"
+dim = 16
+[reduction]
+method = "none"
+[clustering.hdbscan]
+min_cluster_size = 2
+[job]
+min_new_memories = 1
+"""
+
+#: (text, duplicate of) pairs: three exact restatements and six distinct memories.
+TEXTS = [
+    ("The user prefers dark mode in every editor.", None),
+    ("the user prefers dark mode in every editor", 0),
+    ("Deploys to production happen on Tuesdays after the standup.", None),
+    ("Deploys to production happen on Tuesdays after the standup", 2),
+    ("The staging database password rotates every 30 days.", None),
+    ("The staging database password rotates every 30 days!", 4),
+    ("Alice owns the billing service and its alerts.", None),
+    ("Use pnpm, not npm, in the frontend repository.", None),
+    ("The customer in Lyon asked for invoices in French.", None),
+    ("Release notes go in CHANGELOG.md under Unreleased.", None),
+    ("The nightly backup runs at 02:00 UTC on the replica.", None),
+    ("Bob prefers short code reviews with clear titles.", None),
+]
+
+
+def seed_rows() -> list[tuple[str, str, dict[str, Any], list[float]]]:
+    """The rows every kit seeds: uuid-like ids, metadata of several JSON types, and the
+    hashing embedder's vectors."""
+    vectors = HashingEmbedder(dim=DIM).embed([t for t, _ in TEXTS])
+    rows = []
+    for i, ((text, dup), vec) in enumerate(zip(TEXTS, vectors)):
+        meta: dict[str, Any] = {"source": "agent", "turn": i, "score": 0.5 + i / 100,
+                                "pinned": i % 2 == 0}
+        if dup is not None:
+            meta["note"] = "restated"
+        rows.append((f"00000000-0000-4000-8000-{i:012d}", text, meta,
+                     [float(x) for x in vec]))
+    return rows
+
+
+def with_params(url: str, **params: str) -> str:
+    sep = "&" if "?" in url else "?"
+    return url + sep + "&".join(f"{k}={v}" for k, v in params.items())
+
+
+class ConnectorEndToEnd:
+    """Subclass with a ``kit`` fixture (see the module docstring)."""
+
+    #: the config's embedder made the seeded vectors (False for systems embedding themselves)
+    declare_model = True
+
+    @pytest.fixture
+    def kit(self) -> Any:  # pragma: no cover - provided by subclasses
+        raise NotImplementedError
+
+    def _url(self, kit: Any) -> str:
+        return with_params(kit.url(), model="hashing", dim=str(DIM)) if self.declare_model \
+            else kit.url()
+
+    def _cli(self, *args: str) -> Any:
+        return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+    def test_run_merges_in_the_system_and_undo_restores_it_exactly(self, kit, tmp_path):
+        kit.seed(seed_rows())
+        before = kit.read_back()
+        vectors_before = kit.vectors()
+        assert len(before) == len(TEXTS)
+        config = tmp_path / "fast.toml"
+        config.write_text(CONFIG)
+        url = self._url(kit)
+        report = tmp_path / "report.json"
+        result = self._cli("run", "--db", url, "--config", str(config), "--report",
+                           str(report))
+        assert result.exit_code == 0, result.output
+        run = json.loads(report.read_text())
+        run_id = run["run_id"]
+
+        after = kit.read_back()
+        texts_after = [text for text, _ in after.values()]
+        # every restated memory now exists once; the distinct ones are untouched
+        for text, dup in TEXTS:
+            if dup is None:
+                key = text.lower().rstrip(".!")
+                assert sum(t.lower().rstrip(".!") == key for t in texts_after) == 1, \
+                    (text, texts_after)
+        assert len(after) < len(before)
+        for mid, (text, meta) in after.items():
+            if mid in before:
+                assert before[mid] == (text, meta)
+
+        runs = self._cli("runs", "--db", url)
+        assert runs.exit_code == 0 and run_id in runs.output, runs.output
+        gone = sorted(set(before) - set(after))
+        history = self._cli("history", "--db", url, "-n", kit.namespace, gone[0])
+        assert history.exit_code == 0 and run_id in history.output, history.output
+
+        undo = self._cli("undo", "--db", url, run_id)
+        assert undo.exit_code == 0, undo.output
+        assert kit.read_back() == before
+        vectors_after = kit.vectors()
+        assert set(vectors_after) == set(vectors_before)
+        for mid, vec in vectors_before.items():
+            np.testing.assert_allclose(vectors_after[mid], vec, rtol=1e-5, atol=1e-6)
+
+    def test_dry_run_changes_nothing_in_the_system(self, kit, tmp_path):
+        kit.seed(seed_rows())
+        before = kit.read_back()
+        config = tmp_path / "fast.toml"
+        config.write_text(CONFIG)
+        result = self._cli("run", "--db", self._url(kit), "--config", str(config),
+                           "--dry-run")
+        assert result.exit_code == 0, result.output
+        assert kit.read_back() == before
