@@ -36,7 +36,7 @@ import threading
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
@@ -52,6 +52,9 @@ from memmaint.maintenance.core.records import BUILTIN_KINDS, Memory, Status, con
 from memmaint.maintenance.store.base import Event, MemoryStore, RunRecord, StoreTransaction
 from memmaint.maintenance.store.external import ExternalBackend, ExternalRecord
 from memmaint.maintenance.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 log = logging.getLogger(__name__)
 

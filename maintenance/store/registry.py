@@ -118,7 +118,8 @@ register_store("sqlite", _open_sqlite)
 register_store("postgresql", _open_postgres)
 register_store("postgres", _open_postgres)
 for _scheme, _module in (("chroma", "chroma"), ("chroma+http", "chroma"),
-                         ("qdrant", "qdrant"), ("qdrant+http", "qdrant"),
+                         ("chroma+https", "chroma"), ("qdrant", "qdrant"),
+                         ("qdrant+http", "qdrant"), ("qdrant+https", "qdrant"),
                          ("langgraph+sqlite", "langgraph"), ("langgraph+postgres", "langgraph"),
                          ("langgraph+postgresql", "langgraph"), ("mem0", "mem0"),
                          ("pgvector", "pgvector")):
