@@ -70,7 +70,7 @@ class ExternalRecord:
         changing what it says.
         """
         payload = json.dumps([self.id, self.text, _jsonable(self.metadata)], sort_keys=True,
-                             ensure_ascii=False, separators=(",", ":"))
+                             ensure_ascii=True, separators=(",", ":"))  # lone surrogates too
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def to_json(self) -> dict[str, Any]:
