@@ -27,6 +27,7 @@ import pytest
 pytest.importorskip("langgraph.store.sqlite", reason="pip install 'memmaint[langgraph]'")
 
 from langgraph.store.sqlite import SqliteStore
+from store_conformance import StoreConformance
 
 from memmaint.maintenance.core.errors import MissingExtraError, UserError
 from memmaint.maintenance.store.external import ExternalBackend, ExternalRecord
@@ -38,6 +39,7 @@ from memmaint.maintenance.store.langgraph import (
     encode_value,
     open_url,
 )
+from memmaint.maintenance.store.registry import open_store
 
 DIM = 16
 NS = "memories.alice"
@@ -539,3 +541,20 @@ if ConnectorEndToEnd is not None:
         def kit(self, env: Env) -> LangGraphKit:
             return LangGraphKit(env)
 
+
+
+class TestLangGraphConformance(StoreConformance):
+    """The store conformance suite through a LangGraph SQLite store."""
+
+    @pytest.fixture
+    def make_store(self, tmp_path):
+        opened: list[Any] = []
+
+        def make() -> Any:
+            url = f"langgraph+sqlite://{tmp_path}/lg{len(opened)}.db?model=hashing&dim=16"
+            opened.append(open_store(url))
+            return opened[-1]
+
+        yield make
+        for s in opened:
+            s.close()
