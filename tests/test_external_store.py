@@ -229,6 +229,8 @@ def test_a_crash_is_reconciled_at_the_next_open(tmp_path, committed, monkeypatch
         monkeypatch.undo()
     else:
         _merge(store, "default", keep, gone)
+        states = [r[0] for r in store._journal.execute("SELECT state FROM journal")]
+        assert states == ["done"]
         # as if the process died before marking the journal entry done
         store._journal.execute("UPDATE journal SET state = 'pending'")
     after_crash = _system(backend)

@@ -166,8 +166,8 @@ class ChromaBackend:
                 self._client = chromadb.HttpClient(
                     host=parts[0], port=parts[1], ssl=parsed.scheme == "chroma+https",
                     headers=headers, settings=settings, **tenancy)
-        if not create and self.collection is not None and self._get(self.collection) is None:
-            self.close()
+        if self.collection is not None and self._get(self.collection, create=create) is None:
+            self.close()  # `memmaint init` creates the named collection; other commands need it
             raise UserError(f"no Chroma collection {self.collection!r} at {self.url}")
 
     # -- the protocol ---------------------------------------------------------------------

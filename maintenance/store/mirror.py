@@ -264,8 +264,10 @@ class ExternalStore:
         if deletes:
             self.backend.delete(ns, deletes)
 
-    def _flush(self, conn: sqlite3.Connection, ops: Sequence[_Op]) -> None:
-        """Steps 1-3 of the module docstring, for the outermost transaction's writes."""
+    def _flush(self, conn: sqlite3.Connection, ops: Sequence[_Op]) -> list[int]:
+        """Steps 1-3 of the module docstring, for the outermost transaction's writes;
+        returns the journal entries written."""
+        written: list[int] = []
         by_ns: dict[str, list[_Op]] = {}
         for op in _last_per_memory(ops):
             by_ns.setdefault(op.namespace, []).append(op)
@@ -298,9 +300,11 @@ class ExternalStore:
                                      f"failed and was rolled back: {exc}") from exc
                 raise
             conn.execute("INSERT INTO external_applied (seq) VALUES (?)", (seq,))
+            written.append(seq)
             for op in ns_ops:  # the vectors filled in above belong to the kept records
                 if op.record is not None:
                     self._refresh_kept(conn, op)
+        return written
 
     def _refresh_kept(self, conn: sqlite3.Connection, op: _Op) -> None:
         assert op.record is not None
@@ -343,18 +347,24 @@ class ExternalStore:
     @contextmanager
     def transaction(self) -> Iterator[StoreTransaction]:
         """One atomic write transaction over the sidecar and the system (module docstring)."""
-        with self._lock, self._side._write() as conn, self._side.transaction() as side_tx:
-            ops: list[_Op] = []
-            self._levels.append(ops)
-            try:
-                yield _ExternalTransaction(self, conn, side_tx, ops)
-                self._check_unchanged(ops)
-                if len(self._levels) == 1:
-                    self._flush(conn, ops)
-                else:
-                    self._levels[-2].extend(ops)
-            finally:
-                self._levels.pop()
+        outermost = not self._levels
+        flushed: list[int] = []
+        with self._lock:
+            with self._side._write() as conn, self._side.transaction() as side_tx:
+                ops: list[_Op] = []
+                self._levels.append(ops)
+                try:
+                    yield _ExternalTransaction(self, conn, side_tx, ops)
+                    self._check_unchanged(ops)
+                    if outermost:
+                        flushed = self._flush(conn, ops)
+                    else:
+                        self._levels[-2].extend(ops)
+                finally:
+                    self._levels.pop()
+            if flushed:  # the sidecar has committed: the journal entries are complete
+                self._journal.executemany("UPDATE journal SET state = 'done' WHERE seq = ?",
+                                          [(seq,) for seq in flushed])
 
     def _check_unchanged(self, ops: Sequence[_Op]) -> None:
         """``VersionConflict`` when a record this level writes changed in the system since
