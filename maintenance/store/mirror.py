@@ -301,18 +301,26 @@ class ExternalStore:
                 raise
             conn.execute("INSERT INTO external_applied (seq) VALUES (?)", (seq,))
             written.append(seq)
-            for op in ns_ops:  # the vectors filled in above belong to the kept records
-                if op.record is not None:
-                    self._refresh_kept(conn, op)
+            # keep each record as the system stored it (its vector, columns or ids it added),
+            # so the next sync does not take the system's own additions for a change
+            upserted = [op for op in ns_ops if op.record is not None]
+            stored = self.backend.read(ns, [op.memory_id for op in upserted]) \
+                if upserted else {}
+            for op in upserted:
+                live = stored.get(op.memory_id)
+                if live is not None:
+                    op.record = live if live.vector is not None or op.record is None \
+                        else dataclasses.replace(live, vector=op.record.vector)
+                self._refresh_kept(conn, op)
         return written
 
     def _refresh_kept(self, conn: sqlite3.Connection, op: _Op) -> None:
         assert op.record is not None
-        conn.execute("UPDATE external_records SET record = ? WHERE namespace = ? AND id = ? "
-                     "AND version = (SELECT MAX(version) FROM external_records WHERE "
-                     "namespace = ? AND id = ?)",
-                     (json.dumps(op.record.to_json()), op.namespace, op.memory_id,
-                      op.namespace, op.memory_id))
+        conn.execute("UPDATE external_records SET record = ?, fingerprint = ? WHERE "
+                     "namespace = ? AND id = ? AND version = (SELECT MAX(version) FROM "
+                     "external_records WHERE namespace = ? AND id = ?)",
+                     (json.dumps(op.record.to_json()), op.record.fingerprint(), op.namespace,
+                      op.memory_id, op.namespace, op.memory_id))
 
     def _fill_vectors(self, ops: list[_Op]) -> None:
         """Give every upserted record a vector (unless the system embeds by itself): the
@@ -484,14 +492,14 @@ class _ExternalTransaction:
             return
         ns, mid = after.namespace, after.id
         old = self._store._record_at(ns, mid, before.version)
-        # undo restores the very record the memory had at that version
-        base = (self._store._record_at(ns, mid, after.version) if restoring else None) or old
-        if base is not None and base.text == after.text and \
-                dict(base.metadata) == dict(after.metadata):
-            record = base
-        else:
-            record = _record_from_memory(after, base)
         found = self._store._record_at(ns, mid, after.version) if restoring else old
+        if restoring and found is not None:
+            record = found  # undo writes back the very record the memory had at that version
+        elif old is not None and old.text == after.text and \
+                dict(old.metadata) == dict(after.metadata):
+            record = old
+        else:
+            record = _record_from_memory(after, old)
         self._store._keep_record(self._conn, ns, mid, after.version,
                                  None if record is found else record, restoring=restoring)
         in_system = old if before.is_active else None
