@@ -312,3 +312,41 @@ def test_urls(tmp_path, monkeypatch):
     assert default_sidecar(remote).startswith(str(tmp_path / "sidecars" / "qdrant-http-"))
     with pytest.raises(UserError, match="no such file"):
         open_store(f"jsonfile://{tmp_path}/missing.json", create=False)
+
+
+def test_a_record_an_agent_changes_during_the_run_skips_its_cluster(tmp_path, monkeypatch):
+    """The concurrent-writer guarantee end to end: an agent rewrites a record while the run
+    applies; that cluster is skipped (the agent's text stays), the other merges land."""
+    from click.testing import CliRunner
+    from connector_e2e import CONFIG, TEXTS
+
+    from memmaint.maintenance.apply import applier
+    from memmaint.maintenance.cli.main import main
+
+    kit = JsonKit(tmp_path)
+    kit.seed(seed_rows())
+    victim = seed_rows()[1][0]  # a restatement of row 0: the run merges it
+    edited = "the user prefers light mode now"
+    real_pause = applier._pause
+
+    def agent_writes_first(point: str) -> None:
+        data = json.loads(kit.path.read_text())
+        if data["default"].get(victim, {}).get("text") not in (None, edited):
+            data["default"][victim]["text"] = edited
+            kit.path.write_text(json.dumps(data))
+        real_pause(point)
+
+    monkeypatch.setattr(applier, "_pause", agent_writes_first)
+    config = tmp_path / "fast.toml"
+    config.write_text(CONFIG)
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(main, ["run", "--db", kit.url() + "?model=hashing&dim=16",
+                                       "--config", str(config), "--report", str(report)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    after = kit.read_back()
+    assert after[victim][0] == edited
+    assert seed_rows()[0][0] in after  # its cluster was skipped: row 0 was not merged away
+    skipped = json.loads(report.read_text())["apply"]["skipped"]
+    assert [victim in s["memory_ids"] for s in skipped] == [True]
+    assert len(after) < len(TEXTS)  # the other restatements were merged
