@@ -352,18 +352,24 @@ def _namespace_table(ns: str, mems: list[Any], lab: np.ndarray, x: np.ndarray,
             assignment[m.id] = label_of[m.id]
     attached: Counter[int] = Counter()
     unassigned = 0
+    loose = [(mid, r) for mid, r, lb in surv if lb not in kept]
     for mid, r, lb in surv:
         if lb in kept:
             assignment[mid] = lb
-            continue
-        if len(cl):
-            sims = cents @ x[r]
-            best = int(np.argmax(sims))
-            if sims[best] >= attach_floor:
-                assignment[mid] = int(cl[best])
-                attached[int(cl[best])] += 1
-                continue
-        unassigned += 1
+    if len(cl) and loose:  # the nearest centroid of each loose survivor, in row blocks
+        step = max(1, (1 << 22) // len(cl))
+        for b0 in range(0, len(loose), step):
+            chunk = loose[b0:b0 + step]
+            sims = x[[r for _m, r in chunk]] @ cents.T
+            pick = np.argmax(sims, axis=1)
+            for (mid, _r), best, value in zip(chunk, pick, sims[np.arange(len(chunk)), pick]):
+                if value >= attach_floor:
+                    assignment[mid] = int(cl[best])
+                    attached[int(cl[best])] += 1
+                else:
+                    unassigned += 1
+    else:
+        unassigned = len(loose)
     by_id = {m.id: m for m in mems}
     routed: dict[int, list[tuple[str, int]]] = {int(c): [] for c in cl}
     for mid, r, _lb in surv:
