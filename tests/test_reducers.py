@@ -269,3 +269,50 @@ def test_reducer_defaults_are_the_config_defaults():
         (c.n_components, c.seed, c.n_neighbors, c.min_dist, c.metric)
     assert (t.n_components, t.perplexity, t.gradient) == \
         (c.n_components, c.perplexity, c.tsne_gradient)
+
+
+def _clustered_unit(n: int, dim: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centers = rng.standard_normal((max(2, n // 20), dim))
+    x = centers[rng.integers(len(centers), size=n)] + 0.6 * rng.standard_normal((n, dim))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cached_nn_descent_finds_the_nearest_neighbours(seed):
+    """The cached NN-descent against the exact neighbours (the slow, obvious reference)."""
+    from memmaint.clustering.reduce._knn import cosine_knn
+
+    x = _clustered_unit(3000, 48, seed)
+    idx, dist = cosine_knn(x, 15, seed)
+    assert idx.shape == dist.shape == (3000, 15)
+    assert np.array_equal(idx[:, 0], np.arange(3000)) and np.all(dist[:, 0] == 0)
+    assert np.all(np.diff(dist, axis=1) >= 0)  # sorted
+    rows = np.arange(3000)[:, None]
+    np.testing.assert_allclose(dist[:, 1:], 1 - np.sum(x[rows] * x[idx[:, 1:]], axis=2),
+                               atol=1e-5)
+    exact = np.argsort(-(x @ x.T), axis=1, kind="stable")[:, :15]
+    recall = np.mean([len(set(exact[i]) & set(idx[i])) / 15 for i in range(3000)])
+    assert recall >= 0.97
+    again = cosine_knn(x, 15, seed)
+    assert np.array_equal(again[0], idx) and np.array_equal(again[1], dist)
+
+
+def test_umap_takes_the_cached_neighbour_graph_on_large_pools(monkeypatch):
+    from memmaint.clustering.reduce import _knn, reducers
+
+    calls = []
+    real = _knn.cosine_knn
+
+    def spy(x, k, seed=0):
+        calls.append((len(x), k, seed))
+        return real(x, k, seed)
+
+    monkeypatch.setattr(_knn, "cosine_knn", spy)
+    x = _clustered_unit(600, 32, 0)
+    monkeypatch.setattr(reducers, "APPROXIMATE_KNN_FROM", 500)
+    y = make_reducer("umap", 2, seed=0).fit_transform(x)
+    assert calls == [(600, 15, 0)] and y.shape == (600, 2) and np.isfinite(y).all()
+    monkeypatch.setattr(reducers, "APPROXIMATE_KNN_FROM", 10_000)
+    make_reducer("umap", 2, seed=0).fit_transform(x)
+    assert len(calls) == 1  # below the switch, umap-learn's exact neighbours

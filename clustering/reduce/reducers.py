@@ -288,6 +288,11 @@ class TSNEReducer:
         return _pad(standardise(Y), self.n_components)
 
 
+#: Pools from which UMAP's neighbour graph is approximate (umap-learn's own switch from exact
+#: neighbours to NN-descent); memmaint then computes it with its cached kernels (``_knn``).
+APPROXIMATE_KNN_FROM = 4096
+
+
 class UMAPReducer:
     """UMAP (umap-learn), then z-scored per axis.
 
@@ -296,6 +301,11 @@ class UMAPReducer:
     single-threaded; ``seed=None`` lets it use ``n_jobs`` threads. ``n_neighbors`` is clamped
     to ``n - 1``; pools smaller than ``max(4, n_components + 2)`` fall back to PCA (UMAP's
     spectral initialisation needs more points than components).
+
+    From :data:`APPROXIMATE_KNN_FROM` points on, with the cosine metric, the approximate
+    neighbour graph comes from :func:`memmaint.clustering.reduce._knn.cosine_knn` (the same
+    method as pynndescent, compiled once per machine) instead of pynndescent (compiled in
+    every process); below it umap-learn computes exact neighbours itself.
     """
 
     def __init__(self, n_components: int = _DEFAULTS.n_components,
@@ -338,11 +348,18 @@ class UMAPReducer:
         compiling = ensure_umap_cache()  # compiled kernels kept on disk, once per machine
         import umap
 
+        knn: Any = (None, None, None)
+        if self.metric == "cosine" and n >= APPROXIMATE_KNN_FROM:
+            # our cached NN-descent instead of pynndescent's, compiled in every process
+            from memmaint.clustering.reduce._knn import cosine_knn
+
+            idx, dists = cosine_knn(X, n_neighbors, self.seed or 0)
+            knn = (idx, dists, None)
         model = umap.UMAP(
             n_components=k, n_neighbors=n_neighbors, min_dist=self.min_dist,
             metric=self.metric, random_state=self.seed, transform_seed=self.seed or 0,
             n_jobs=self.n_jobs if self.seed is None else 1, low_memory=self.low_memory,
-            n_epochs=self.n_epochs, init=self.init, verbose=False,
+            n_epochs=self.n_epochs, init=self.init, verbose=False, precomputed_knn=knn,
         )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
