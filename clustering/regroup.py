@@ -214,69 +214,6 @@ def _nearest(unit: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     return best, arg
 
 
-#: Row-column pairs from which :func:`_nearest_above` prunes by cluster (below it, every
-#: cosine is computed: small pools take the plain path).
-PRUNE_PAIRS = 1 << 26
-#: Angle (radians) the pruning bound keeps to spare against rounding.
-_ANGLE_SLACK = 1e-3
-
-
-def _nearest_above(unit: np.ndarray, rows: np.ndarray, cols: np.ndarray, groups: np.ndarray,
-                   threshold: float, block_entries: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_nearest` where only cosines >= ``threshold`` matter: the same best cosine (up to
-    float32 rounding: the products are taken in other blocks) and row wherever the best
-    reaches ``threshold``, ``-inf`` where it cannot.
-
-    ``groups`` labels ``cols`` (their clusters). A column group whose members all lie within
-    angle ``rho`` of its unit centroid cannot hold a cosine >= ``threshold`` with a row at
-    angle ``theta`` from that centroid when ``theta - rho`` exceeds ``arccos(threshold)``
-    (the triangle inequality on the sphere), so only the groups a row may reach are searched.
-    Ties go to the lowest column, as in :func:`_nearest`.
-    """
-    if rows.size * cols.size < PRUNE_PAIRS:
-        return _nearest(unit, rows, cols, block_entries)
-    live = np.any(unit[cols] != 0, axis=1)
-    cols, groups = cols[live], np.asarray(groups)[live]
-    best = np.full(rows.size, -np.inf, dtype=np.float32)
-    arg = np.zeros(rows.size, dtype=np.int64)
-    if rows.size == 0 or cols.size == 0:
-        return best, arg
-    _ids, g = np.unique(groups, return_inverse=True)
-    n_groups = int(g.max()) + 1
-    members = unit[cols].astype(np.float64)
-    cent = np.zeros((n_groups, unit.shape[1]))
-    np.add.at(cent, g, members)
-    norm = np.linalg.norm(cent, axis=1)
-    cent /= np.where(norm > 0, norm, 1.0)[:, None]
-    angle = np.arccos(np.clip(np.einsum("ij,ij->i", members, cent[g]), -1.0, 1.0))
-    radius = np.zeros(n_groups)
-    np.maximum.at(radius, g, angle)
-    radius[norm == 0] = np.pi  # no direction: never pruned
-    reach = float(np.arccos(np.clip(float(threshold) - TOLERANCE, -1.0, 1.0))) + _ANGLE_SLACK
-    order = np.argsort(g, kind="stable")  # columns by group, ascending within each
-    starts = np.searchsorted(g[order], np.arange(n_groups + 1))
-    step = max(1, int(block_entries) // n_groups)
-    row_vecs = unit[rows]
-    for r0 in range(0, rows.size, step):
-        block = row_vecs[r0:r0 + step].astype(np.float64)
-        theta = np.arccos(np.clip(block @ cent.T, -1.0, 1.0))
-        possible = (theta - radius[None, :]) <= reach
-        for k in np.flatnonzero(possible.any(axis=0)):
-            local = np.flatnonzero(possible[:, k])
-            cols_k = cols[order[starts[k]:starts[k + 1]]]
-            sims = row_vecs[r0 + local] @ unit[cols_k].T
-            pick = np.argmax(sims, axis=1)
-            value = sims[np.arange(local.size), pick]
-            col = cols_k[pick]
-            at = r0 + local
-            better = (value > best[at]) | ((value == best[at]) & (col < arg[at]))
-            best[at[better]] = value[better]
-            arg[at[better]] = col[better]
-    best[best < np.float32(float(threshold) - TOLERANCE)] = -np.inf
-    best[~np.any(row_vecs != 0, axis=1)] = -np.inf
-    return best, arg
-
-
 def _regroup_one(labels: np.ndarray, unit: np.ndarray, threshold: float, singletons: bool,
                  attach: bool, max_size: int | None,
                  block_entries: int) -> tuple[np.ndarray, int, int, int]:
@@ -299,8 +236,7 @@ def _regroup_one(labels: np.ndarray, unit: np.ndarray, threshold: float, singlet
     attached = 0
     if attach:
         others = np.flatnonzero(~candidate)
-        best, arg = _nearest_above(unit, idx, others, labels[others], threshold,
-                                   block_entries)
+        best, arg = _nearest(unit, idx, others, block_entries)
         # a component joins the cluster of its members' single best link, if close enough
         order = np.lexsort((np.arange(idx.size), -best.astype(np.float64), comp))
         first = np.ones(order.size, dtype=bool)

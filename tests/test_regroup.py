@@ -387,35 +387,3 @@ def test_scenario_shares_with_default_clustering(tmp_path):
     shares = {t: ok / n for t, (ok, n) in hits.items()}
     assert all(n >= 30 for _ok, n in hits.values())
     assert min(shares.values()) >= 0.9, shares
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_pruned_attach_search_matches_the_full_search(seed, monkeypatch):
-    """The pruned nearest-cluster search (used on large pools) finds the same best link as
-    the full one wherever it reaches the threshold, and the regrouping is identical."""
-    from memmaint.clustering import regroup as rg
-
-    rng = np.random.default_rng(seed)
-    centers = rng.standard_normal((40, 24))
-    labels = np.repeat(np.arange(40), 12)
-    x = centers[labels] + 0.35 * rng.standard_normal((labels.size, 24))
-    noise = rng.standard_normal((200, 24))
-    noise[:60] = centers[rng.integers(40, size=60)] + 0.4 * rng.standard_normal((60, 24))
-    x = np.vstack([x, noise])
-    labels = np.concatenate([labels, -np.ones(200, dtype=np.int64)])
-    unit = rg._unit_float32(x)
-    rows, cols = np.flatnonzero(labels < 0), np.flatnonzero(labels >= 0)
-    full_best, full_arg = rg._nearest(unit, rows, cols, 1 << 12)
-    monkeypatch.setattr(rg, "PRUNE_PAIRS", 0)
-    for threshold in (0.5, 0.75, 0.9):
-        best, arg = rg._nearest_above(unit, rows, cols, labels[cols], threshold, 1 << 12)
-        reach = full_best >= np.float32(threshold - rg.TOLERANCE)
-        assert reach.any() and not reach.all()
-        # float32 products taken in other blocks may differ in the last bit
-        np.testing.assert_allclose(best[reach], full_best[reach], rtol=0, atol=1e-6)
-        assert np.array_equal(arg[reach], full_arg[reach])
-        assert np.all(np.isneginf(best[~reach]))
-        pruned = regroup_noise(labels, x, threshold, attach=True)
-        monkeypatch.setattr(rg, "PRUNE_PAIRS", 1 << 62)
-        assert np.array_equal(pruned, regroup_noise(labels, x, threshold, attach=True))
-        monkeypatch.setattr(rg, "PRUNE_PAIRS", 0)
