@@ -1,7 +1,9 @@
 """GenKT scaling: time against N, dimension, p and R, next to the numpy reference and FastJet.
 
-    python benchmarks/genkt_scaling.py            # full run (several minutes)
+    python benchmarks/genkt_scaling.py            # default run (about five minutes)
     python benchmarks/genkt_scaling.py --quick    # 1k and 10k only, a minute or two
+    python benchmarks/genkt_scaling.py --big --emb-100k   # adds 1M (2-D, 3-D), 100k embeddings
+    python benchmarks/genkt_scaling.py --emb-only --emb-sizes 2000   # embedding rows only
 
 Points look like a reduced memory pool: topics (Gaussian blobs of varied size and spread,
 Zipf-like populations), 5% background, exact and near duplicates, z-scored per axis; weights
@@ -9,10 +11,22 @@ are log-normal importances. In 384-d the coordinates are the z-scored unit embed
 themselves (reducer ``none``); in 2-D and 3-D the embeddings are generated jointly with the
 coordinates, as a reduction would keep them. Every size runs in a fresh child process (numba
 cache warm, one warm-up call before timing) so that peak RSS is per size. Times are CPU
-seconds of the clustering call (single-threaded for GenKT and FastJet alike, and steadier
-than wall time on a shared machine); wall seconds are shown too. FastJet runs
-Cambridge/Aachen with the pt scheme on the same 2-D points mapped to (rapidity, phi) in one
-patch that never wraps, with R scaled alike; its partition is checked equal to GenKT p = 0.
+seconds of the clustering call (GenKT's kernels and FastJet are single-threaded; the graph
+strategy's first pass and scikit-learn call BLAS, whose threads count too), steadier than wall
+time on a shared machine; wall seconds are shown too.
+
+FastJet runs Cambridge/Aachen with the pt scheme on the same 2-D points mapped to (rapidity,
+phi) in one patch that never wraps, with R scaled alike, once with each of its strategies
+(``JetDefinition(algorithm, R, strategy, scheme)``: the binding's order; each run asserts
+that FastJet got the strategy and scheme asked for); GenKT is compared with the fastest, and
+every strategy's partition is checked equal to GenKT p = 0.
+
+The second table is the high-dimensional case of issue #23: unit-length 384-d embeddings
+(``make_pool``'s topics, tighter, so that topics really merge into growing centroids),
+clustered as they are (coordinates = embeddings, no weights) by GenKT (p = 0, R = 0.8, i.e.
+cosine >= 0.68; the ``graph`` strategy, and ``nn`` at small N for comparison), by
+scikit-learn's average linkage cut at the same distance and by HDBSCAN (min_cluster_size 5);
+each in its own process, with CPU seconds, clusters, the largest cluster and peak memory.
 """
 
 from __future__ import annotations
@@ -31,7 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def make_pool(n: int, D: int, seed: int = 0, emb_dim: int = 384, with_embeddings=True,
-              overlap: bool = False, uniform: bool = False):
+              overlap: bool = False, uniform: bool = False, spread=(0.6, 1.2)):
     """(X z-scored (n, D), unit embeddings (n, emb_dim) or None, weights (n,)).
 
     Topics nest in super-topics (related subjects: embeddings with cosine ~0.5 between
@@ -39,6 +53,9 @@ def make_pool(n: int, D: int, seed: int = 0, emb_dim: int = 384, with_embeddings
     apart and siblings near, as a good reduction does; ``overlap=True`` scatters topics at
     random instead (a reduction that mixes unrelated subjects: the cosine cut's worst case).
     ``uniform=True``: uniform points, no topics (the easy case for FastJet's tiles).
+    ``spread``: the range of the topics' spreads in embedding space (a topic's points are at
+    cosine about 1 / (1 + spread^2) from each other; with the default few pairs are within
+    R = 0.8 of each other in 384-d, with (0.3, 0.7) most topics merge whole).
     """
     rng = np.random.default_rng(seed)
     if uniform:
@@ -59,8 +76,8 @@ def make_pool(n: int, D: int, seed: int = 0, emb_dim: int = 384, with_embeddings
         u /= np.linalg.norm(u, axis=1, keepdims=True)
         c = u[sup] + 0.9 * rng.normal(size=(K, emb_dim)) / np.sqrt(emb_dim)
         c /= np.linalg.norm(c, axis=1, keepdims=True)
-        spread = rng.uniform(0.6, 1.2, K)
-        E = c[topic] + rng.normal(size=(n, emb_dim)) * (spread[topic] / np.sqrt(
+        sp = rng.uniform(spread[0], spread[1], K)
+        E = c[topic] + rng.normal(size=(n, emb_dim)) * (sp[topic] / np.sqrt(
             emb_dim))[:, None]
     if D > 5:
         X = E.copy()
@@ -87,8 +104,17 @@ def make_pool(n: int, D: int, seed: int = 0, emb_dim: int = 384, with_embeddings
     return np.ascontiguousarray(X), E, w
 
 
-def fastjet_cluster(X, w, R):
-    """FastJet C/A pt-scheme on X mapped to one (y, phi) patch; (labels, CPU s, wall s)."""
+#: FastJet's strategies, with the largest N each runs at (N3Dumb is O(N^3), N2Plain O(N^2))
+FASTJET_STRATEGIES = {
+    "Best": None, "BestFJ30": None, "N2MHTLazy25": None, "N2MHTLazy9": None,
+    "N2MHTLazy9Alt": None, "N2MinHeapTiled": None, "N2Tiled": None, "N2PoorTiled": None,
+    "NlnN": None, "NlnNCam": None, "NlnNCam2pi2R": None, "NlnNCam4pi": None,
+    "NlnN3pi": None, "NlnN4pi": None, "N2Plain": 30000, "N3Dumb": 2000}
+
+
+def fastjet_cluster(X, w, R, strategy="Best"):
+    """FastJet C/A pt-scheme on X mapped to one (y, phi) patch with the given strategy;
+    (labels, CPU s, wall s, the strategy FastJet used)."""
     import fastjet as fj
 
     s = 2.5 / float(np.abs(X).max())
@@ -99,7 +125,13 @@ def fastjet_cluster(X, w, R):
                          w[i] * np.cosh(y[i]))
         p.set_user_index(i)
         parts.append(p)
-    jd = fj.JetDefinition(fj.cambridge_algorithm, R * s, fj.pt_scheme)
+    want = getattr(fj, strategy)
+    # the binding's order is (algorithm, R, strategy, scheme); (algorithm, R, scheme,
+    # strategy) would be read as other enum values: check what FastJet really got
+    jd = fj.JetDefinition(fj.cambridge_algorithm, R * s, want, fj.pt_scheme)
+    assert jd.strategy() == want and jd.recombination_scheme() == fj.pt_scheme, \
+        jd.description()
+    assert "pt scheme recombination" in jd.description(), jd.description()
     c0, t0 = time.process_time(), time.perf_counter()
     cs = fj.ClusterSequence(parts, jd)
     jets = cs.inclusive_jets()
@@ -108,7 +140,7 @@ def fastjet_cluster(X, w, R):
     for k, j in enumerate(jets):
         for c in j.constituents():
             lab[c.user_index()] = k
-    return lab, cpu, wall
+    return lab, cpu, wall, cs.strategy_string()
 
 
 def canonical(labels):
@@ -122,6 +154,25 @@ def timed(fn):
     c0, t0 = time.process_time(), time.perf_counter()
     out = fn()
     return out, time.process_time() - c0, time.perf_counter() - t0
+
+
+def fastjet_rows(X, w, R, n, labels):
+    """FastJet with each strategy (that runs at this N): the fastest, Best, all of them."""
+    try:
+        import fastjet  # noqa: F401
+    except ImportError:
+        return {}
+    runs = {}
+    for name, cap in FASTJET_STRATEGIES.items():
+        if cap is None or n <= cap:
+            lab, cpu, wall, used = fastjet_cluster(X, w, R, name)
+            runs[name] = {"cpu": cpu, "wall": wall, "used": used,
+                          "same": bool(np.array_equal(canonical(lab), labels))}
+    fastest = min(runs, key=lambda k: runs[k]["cpu"])
+    return {"fj_cpu": runs[fastest]["cpu"], "fj_wall": runs[fastest]["wall"],
+            "fj_strategy": fastest, "fj_best_cpu": runs["Best"]["cpu"],
+            "fj_best_used": runs["Best"]["used"],
+            "fj_same": all(r["same"] for r in runs.values()), "fj_all": runs}
 
 
 def run_group(n, D, ps, radii, ref_max_n, fastjet_max_n, cos_max_n, overlap, uniform):
@@ -150,13 +201,7 @@ def run_group(n, D, ps, radii, ref_max_n, fastjet_max_n, cos_max_n, overlap, uni
                 assert np.array_equal(ref.merged_pairs, seq.merged_pairs)
                 row["ref_cpu"] = rcpu
             if D == 2 and p == 0 and n <= fastjet_max_n:
-                try:
-                    lab, fcpu, fwall = fastjet_cluster(X, w, R)
-                except ImportError:
-                    pass
-                else:
-                    row.update(fj_cpu=fcpu, fj_wall=fwall,
-                               fj_same=bool(np.array_equal(canonical(lab), seq.labels())))
+                row.update(fastjet_rows(X, w, R, n, seq.labels()))
             rows.append(row)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     for row in rows:
@@ -169,8 +214,9 @@ def fmt(v, spec=".3f"):
 
 
 HEAD = ("| D | N | p | R | strategy | clusters | GenKT CPU s (wall) | reference CPU s | "
-        "ref / GenKT | FastJet C/A CPU s (wall) | GenKT / FastJet | same jets | "
-        "cos cut 0.26 CPU s | cos / no cos | peak RSS MB |")
+        "ref / GenKT | FastJet fastest: CPU s (wall), strategy | GenKT / FastJet fastest | "
+        "FastJet Best CPU s (used) | same jets (all strategies) | cos cut 0.26 CPU s | "
+        "cos / no cos | peak RSS MB |")
 
 
 def print_row(r):
@@ -179,18 +225,107 @@ def print_row(r):
         str(r["D"]), f"{r['n']:,}", f"{r['p']:g}", f"{r['R']:g}", r["strategy"],
         f"{r['clusters']:,}", f"{r['cpu']:.3f} ({r['wall']:.2f})",
         fmt(ref), "-" if ref is None else f"{ref / r['cpu']:.0f}x",
-        "-" if fjc is None else f"{fjc:.3f} ({r['fj_wall']:.2f})",
+        "-" if fjc is None else f"{fjc:.3f} ({r['fj_wall']:.2f}), {r['fj_strategy']}",
         "-" if fjc is None else f"{r['cpu'] / fjc:.2f}x",
+        "-" if fjc is None else f"{r['fj_best_cpu']:.3f} ({r['fj_best_used']})",
         "-" if fjc is None else ("yes" if r["fj_same"] else "NO"),
         fmt(cos), "-" if cos is None else f"{cos / r['cpu']:.2f}x",
         f"{r['peak_rss_mb']:.0f}"]
     print("| " + " | ".join(cells) + " |", flush=True)
+    if fjc is not None:
+        print("#   FastJet CPU s by strategy: " + ", ".join(
+            f"{k} {v['cpu']:.3f}" for k, v in sorted(r["fj_all"].items(),
+                                                    key=lambda kv: kv[1]["cpu"])), flush=True)
+
+
+# ---------------------------------------------------------------- 384-d embeddings
+
+EMB_R = 0.8  # cosine >= 1 - R^2 / 2 = 0.68 between unit vectors
+EMB_SPREAD = (0.3, 0.7)
+
+
+def run_embedding(n, method):
+    """Child process: one method on the 384-d unit embeddings of size n; one result row."""
+    sys.path.insert(0, ROOT)
+    _, E, _ = make_pool(n, 384, spread=EMB_SPREAD)
+    E = np.ascontiguousarray(E)
+    if method.startswith("genkt"):
+        from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
+
+        strategy = method.split("-", 1)[1]
+        d = GenKTDefinition(p=0.0, R=EMB_R, cos_cut=-1.0)
+        warm = make_pool(200, 384, seed=1, spread=EMB_SPREAD)[1]
+        genkt_cluster(warm, definition=d, strategy=strategy)
+
+        def run():
+            return genkt_cluster(E, definition=d, strategy=strategy).labels()
+    elif method == "average":
+        from sklearn.cluster import AgglomerativeClustering
+
+        def run():
+            return AgglomerativeClustering(n_clusters=None, linkage="average",
+                                           distance_threshold=EMB_R).fit_predict(E)
+    else:
+        import hdbscan
+
+        def run():
+            return hdbscan.HDBSCAN(min_cluster_size=5).fit_predict(E)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    lab, cpu, wall = timed(run)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    lab = np.asarray(lab)
+    noise = int((lab < 0).sum())
+    sizes = np.bincount(lab[lab >= 0]) if (lab >= 0).any() else np.zeros(0, dtype=int)
+    return {"n": n, "method": method, "cpu": cpu, "wall": wall,
+            "clusters": int((sizes > 0).sum()) + noise, "noise": noise,
+            "largest": int(sizes.max(initial=1)), "peak_rss_mb": peak,
+            "rss_growth_mb": max(peak - base, 0.0)}
+
+
+EMB_HEAD = ("| N | method | CPU s (wall) | clusters (singletons incl.) | HDBSCAN noise | "
+            "largest cluster | x GenKT graph CPU | peak RSS MB (growth during the call) |")
+
+
+def print_emb_row(r, graph_cpu):
+    rel = "-" if graph_cpu is None else f"{r['cpu'] / graph_cpu:.1f}x"
+    print(f"| {r['n']:,} | {r['method']} | {r['cpu']:.2f} ({r['wall']:.2f}) | "
+          f"{r['clusters']:,} | {r['noise'] if r['method'] == 'hdbscan' else '-'} | "
+          f"{r['largest']:,} | {rel} | {r['peak_rss_mb']:.0f} ({r['rss_growth_mb']:.0f}) |",
+          flush=True)
+
+
+def embedding_rows(sizes, nn_max_n, average_max_n, hdbscan_max_n):
+    print(f"\n# 384-d unit embeddings, R = {EMB_R} (cosine >= {1 - EMB_R ** 2 / 2:.2f}), "
+          f"p = 0, no weights; topics with spread {EMB_SPREAD} (load average "
+          f"{os.getloadavg()[0]:.1f})", flush=True)
+    print(EMB_HEAD)
+    print("|" + "---:|" * (EMB_HEAD.count("|") - 1))
+    rows = []
+    for n in sizes:
+        methods = ["genkt-graph"]
+        methods += ["genkt-nn"] if n <= nn_max_n else []
+        methods += ["average"] if n <= average_max_n else []
+        methods += ["hdbscan"] if n <= hdbscan_max_n else []
+        graph_cpu = None
+        for m in methods:
+            r = child({"n": n, "method": m}, "--emb-one")
+            graph_cpu = r["cpu"] if m == "genkt-graph" else graph_cpu
+            print_emb_row(r, graph_cpu)
+            rows.append(r)
+    return rows
+
+
+def child(job, flag):
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), flag, json.dumps(job)],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="sizes 1k and 10k only")
-    ap.add_argument("--sizes", default="1000,10000,100000,1000000")
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--big", action="store_true", help="also 1M (in --big-dims)")
     ap.add_argument("--dims", default="2,3,384")
     ap.add_argument("--ps", default="0,-1")
     ap.add_argument("--radii", default="0.4,1.2")
@@ -199,44 +334,60 @@ def main(argv=None):
     ap.add_argument("--cos-max-n", type=int, default=100000,
                     help="largest N that also runs with 384-d embeddings and the cosine cut")
     ap.add_argument("--high-dim-max-n", type=int, default=10000,
-                    help="largest N in 384-d (the nn strategy is O(N^2) there)")
+                    help="largest N in 384-d (z-scored pool) in the first table")
     ap.add_argument("--big-dims", default="2,3", help="dimensions that run N >= 1M")
     ap.add_argument("--overlap", action="store_true",
                     help="topics scattered at random in the reduced space (cosine cut stress)")
     ap.add_argument("--uniform", action="store_true",
                     help="uniform points without topics (FastJet's easy case)")
+    ap.add_argument("--emb-sizes", default="2000,10000",
+                    help="sizes of the 384-d unit-embedding table ('' for none)")
+    ap.add_argument("--emb-100k", action="store_true", help="add 100k to the embedding table")
+    ap.add_argument("--emb-only", action="store_true", help="only the embedding table")
+    ap.add_argument("--emb-nn-max-n", type=int, default=2000,
+                    help="largest N GenKT's nn strategy runs at in the embedding table")
+    ap.add_argument("--average-max-n", type=int, default=20000,
+                    help="largest N for average linkage (it needs N^2 / 2 doubles)")
+    ap.add_argument("--hdbscan-max-n", type=int, default=20000)
     ap.add_argument("--json", help="also write the rows to this file")
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--emb-one", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.one:
         print(json.dumps(run_group(**json.loads(a.one))))
         return
-    sizes = [int(s) for s in a.sizes.split(",")]
+    if a.emb_one:
+        print(json.dumps(run_embedding(**json.loads(a.emb_one))))
+        return
+    sizes = [int(s) for s in a.sizes.split(",")] + ([1_000_000] if a.big else [])
     if a.quick:
         sizes = [s for s in sizes if s <= 10000]
     ps = [float(p) for p in a.ps.split(",")]
     radii = [float(r) for r in a.radii.split(",")]
     big = {int(d) for d in a.big_dims.split(",")}
-    print(f"# genkt_scaling: sizes={sizes} dims={a.dims} p={ps} R={radii} "
-          f"overlap={a.overlap} uniform={a.uniform} (CPU seconds; load average {os.getloadavg()[0]:.1f})",
-          flush=True)
-    print(HEAD)
-    print("|" + "---:|" * (HEAD.count("|") - 1))
     rows = []
-    for D in (int(d) for d in a.dims.split(",")):
-        for n in sizes:
-            if (D > 5 and n > a.high_dim_max_n) or (n >= 1_000_000 and D not in big):
-                continue
-            job = {"n": n, "D": D, "ps": ps, "radii": radii, "ref_max_n": a.ref_max_n,
-                   "fastjet_max_n": a.fastjet_max_n, "cos_max_n": a.cos_max_n,
-                   "overlap": a.overlap, "uniform": a.uniform}
-            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one",
-                                  json.dumps(job)], capture_output=True, text=True,
-                                 check=True).stdout
-            got = json.loads(out.strip().splitlines()[-1])
-            for r in got:
-                print_row(r)
-            rows.extend(got)
+    if not a.emb_only:
+        print(f"# genkt_scaling: sizes={sizes} dims={a.dims} p={ps} R={radii} "
+              f"overlap={a.overlap} uniform={a.uniform} (CPU seconds; load average "
+              f"{os.getloadavg()[0]:.1f})", flush=True)
+        print(HEAD)
+        print("|" + "---:|" * (HEAD.count("|") - 1))
+        for D in (int(d) for d in a.dims.split(",")):
+            for n in sizes:
+                if (D > 5 and n > a.high_dim_max_n) or (n >= 1_000_000 and D not in big):
+                    continue
+                job = {"n": n, "D": D, "ps": ps, "radii": radii, "ref_max_n": a.ref_max_n,
+                       "fastjet_max_n": a.fastjet_max_n, "cos_max_n": a.cos_max_n,
+                       "overlap": a.overlap, "uniform": a.uniform}
+                got = child(job, "--one")
+                for r in got:
+                    print_row(r)
+                rows.extend(got)
+    emb = [int(s) for s in a.emb_sizes.split(",") if s] + ([100000] if a.emb_100k else [])
+    if a.quick:
+        emb = [s for s in emb if s <= 10000]
+    if emb:
+        rows.extend(embedding_rows(emb, a.emb_nn_max_n, a.average_max_n, a.hdbscan_max_n))
     print(f"# done (load average {os.getloadavg()[0]:.1f})")
     if a.json:
         with open(a.json, "w") as fh:

@@ -7,20 +7,31 @@ import zlib
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from memmaint.clustering.genkt import estimator as G
 from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
 
-FAST = ("nn", "tree")
+FAST = ("nn", "tree", "graph")
 # speed knobs shrunk to the bone so that small inputs reach every kernel path: one-point
 # leaves, a one-coordinate prefix, neighbour caches of 1-3 slots that overflow, a single
-# cache evicted over and over, caches for every search, and searches that go lazy at once.
+# cache evicted over and over, caches for every search, and searches that go lazy at once;
+# for the graph strategy first-pass lists of 1-3, skins from tiny (announce at every move)
+# to wide, refills of 1-2 slots growing the promise by a hair, 2-8 pivots (so most slots
+# sit in crowded cells or the outlier cell), Gram tiles of a few rows, and the paths of big
+# clusters (no re-keying of the absorbed slot's neighbours, no walks: cached adjacency).
 TUNINGS = {
     "default": dict(G._TUNING),
     "tiny": {"leaf_size": 1, "head": 1, "cache_k": 1, "cache_cap": 1, "cache_scan": 0,
-             "budget": 0},
+             "budget": 0, "graph_k": 1, "graph_skin": 0.001, "graph_gap": 0.001,
+             "graph_refill": 1, "graph_cells": 2, "graph_pivots": 1, "graph_tile": 3,
+             "graph_exc": 0, "graph_walk": 0},
     "small": {"leaf_size": 2, "head": 3, "cache_k": 3, "cache_cap": 4, "cache_scan": 0,
-              "budget": 4},
+              "budget": 4, "graph_k": 3, "graph_skin": 0.3, "graph_gap": 0.2,
+              "graph_refill": 2, "graph_cells": 8, "graph_pivots": 4, "graph_tile": 16,
+              "graph_exc": 2, "graph_walk": 3},
 }
 
 
@@ -35,7 +46,7 @@ def _warm():
 
 @pytest.fixture(params=sorted(TUNINGS))
 def tuning(request, monkeypatch):
-    monkeypatch.setattr(G, "_TUNING", dict(TUNINGS[request.param]))
+    monkeypatch.setattr(G, "_TUNING", {**G._TUNING, **TUNINGS[request.param]})
     return request.param
 
 
@@ -66,7 +77,7 @@ def _case(seed, D, weighted, cos, ties=False):
 @pytest.mark.parametrize("recombination", ["weighted", "wta"])
 @pytest.mark.parametrize("cos", [False, True], ids=["nocos", "cos"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("D", [1, 2, 3, 10])
+@pytest.mark.parametrize("D", [1, 2, 3, 10, 40])
 @pytest.mark.parametrize("p", [-2.0, -1.0, 0.0, 1.0])
 def test_strategies_match_reference(p, D, weighted, cos, recombination):
     seed = zlib.crc32(repr((p, D, weighted, cos, recombination)).encode())
@@ -76,6 +87,19 @@ def test_strategies_match_reference(p, D, weighted, cos, recombination):
     assert ref.n_merges > 0
     for s in FAST:
         assert_same_history(ref, genkt_cluster(X, E, w, d, strategy=s))
+
+
+@pytest.mark.parametrize("recombination", ["weighted", "wta"])
+@pytest.mark.parametrize("p", [-1.0, 0.0, 1.0])
+def test_graph_matches_reference_with_every_tuning(p, recombination, tuning):
+    """Random inputs in low and high dimension, with the graph strategy's knobs shrunk so
+    that refills, announcements, the outlier cell and tiny Gram tiles all come into play."""
+    for D, cos in [(1, False), (3, True), (12, False), (40, True)]:
+        seed = zlib.crc32(repr((p, D, cos, recombination, "graph")).encode())
+        X, E, w, R = _case(seed, D, weighted=True, cos=cos)
+        d = GenKTDefinition(p=p, R=R, cos_cut=0.1, recombination=recombination)
+        ref = genkt_cluster(X, E, w, d, strategy="reference")
+        assert_same_history(ref, genkt_cluster(X, E, w, d, strategy="graph"))
 
 
 @pytest.mark.parametrize("p", [-1.0, 0.0, 1.0])
@@ -135,3 +159,104 @@ def test_high_dimensional_embeddings_cosine_cut(D, strategy):
     d = GenKTDefinition(p=-1.0, R=1.0 * np.sqrt(D), cos_cut=0.26)
     ref = genkt_cluster(X, E, None, d, strategy="reference")
     assert_same_history(ref, genkt_cluster(X, E, None, d, strategy=strategy))
+
+
+def _topics(seed, n, dim=64, spread=(0.3, 0.7), dup=0.1):
+    """Unit embeddings in topics (as benchmarks/genkt_scaling.py makes them), with exact
+    duplicates and background one-offs: the growing-centroid case the graph strategy is for."""
+    rng = np.random.default_rng(seed)
+    K = 4
+    c = rng.normal(size=(K, dim))
+    c /= np.linalg.norm(c, axis=1, keepdims=True)
+    topic = rng.choice(K, n, p=[0.6, 0.2, 0.1, 0.1])
+    s = rng.uniform(*spread, K)[topic]
+    E = c[topic] + rng.normal(size=(n, dim)) * (s / np.sqrt(dim))[:, None]
+    noise = rng.random(n) < 0.05
+    E[noise] = rng.normal(size=(int(noise.sum()), dim))
+    d = np.flatnonzero(rng.random(n) < dup)
+    E[d] = E[rng.integers(0, n, d.size)]
+    return E / np.linalg.norm(E, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("p", [-1.0, 0.0, 1.0])
+def test_graph_growing_centroids_match_reference(p, tuning):
+    """Topics that merge into one growing centroid each: the moving frames, exceptions (owners
+    joined to the absorbed point) and resolution stages; with and without weights."""
+    E = _topics(int(p) + 5, 150)
+    w = np.random.default_rng(3).lognormal(size=len(E))
+    for weights in (None, w):
+        d = GenKTDefinition(p=p, R=0.8, cos_cut=0.26)
+        ref = genkt_cluster(E, E, weights, d, strategy="reference")
+        assert ref.n_merges > 40
+        assert_same_history(ref, genkt_cluster(E, E, weights, d, strategy="graph"))
+
+
+def test_graph_counts_show_every_stage_was_used():
+    """The tiny knobs really do send the graph strategy through refills and announcements
+    (the counters: resolutions, refills, announcements, exact resolutions)."""
+    from memmaint.clustering.genkt._graph import graph_cluster
+
+    E = _topics(1, 150)
+    stats = np.zeros(4, dtype=np.int64)
+    tune = {**G._TUNING, **TUNINGS["tiny"]}
+    out = graph_cluster(E.copy(), np.zeros((150, 0)), np.ones(150), 0.0, 0.64, -1.0, False,
+                        False, tune, stats=stats)
+    assert out[0].size > 40 and (stats > 0).all()
+    ref = genkt_cluster(E, definition=GenKTDefinition(p=0.0, R=0.8, cos_cut=-1.0),
+                        strategy="reference")
+    np.testing.assert_array_equal(np.stack([out[0], out[1]], axis=1), ref.merged_pairs)
+
+
+def test_graph_large_coordinates_use_the_float64_gram():
+    """Tight groups far apart (norms 1e4 times R, even about the mean): float32 Gram tiles
+    could not bound the distances well, the first pass switches to float64; same history.
+    (An offset alone does not: the pass centres the points.)"""
+    rng = np.random.default_rng(11)
+    centres = rng.normal(size=(6, 8)) * 30.0
+    X = 1e4 + centres[rng.integers(0, 6, 120)] + rng.normal(size=(120, 8)) * 1e-3
+    d = GenKTDefinition(p=-1.0, R=3e-3, cos_cut=-1.0)
+    w = rng.lognormal(size=120)
+    ref = genkt_cluster(X, None, w, d, strategy="reference")
+    assert ref.n_merges > 0
+    assert_same_history(ref, genkt_cluster(X, None, w, d, strategy="graph"))
+
+
+def test_graph_recut_validity_check_in_high_dimension():
+    """labels(R_cut) for p != 0 replays and re-clusters with auto (the graph strategy above
+    five dimensions): same answers as with the reference's history."""
+    E = _topics(2, 120, dim=16)
+    w = np.random.default_rng(5).lognormal(size=120)
+    d = GenKTDefinition(p=-1.0, R=0.9, cos_cut=-1.0)
+    seq = genkt_cluster(E, None, w, d)
+    assert seq.strategy == "graph"
+    for R_cut in (0.3, 0.5, 0.7):
+        fresh = genkt_cluster(E, None, w, GenKTDefinition(p=-1.0, R=R_cut, cos_cut=-1.0),
+                              strategy="reference")
+        try:
+            lab = seq.labels(R_cut)
+        except ValueError:
+            continue
+        np.testing.assert_array_equal(lab, fresh.labels())
+
+
+grid = st.integers(3, 40).flatmap(lambda n: st.integers(1, 12).flatmap(
+    lambda D: arrays(np.float64, (n, D), elements=st.integers(-3, 3).map(lambda v: v / 2))))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(X=grid, data=st.data(), p=st.sampled_from([-2.0, -1.0, 0.0, 0.5, 1.0]),
+       R=st.floats(0.3, 3.0), rec=st.sampled_from(["weighted", "wta"]),
+       knobs=st.sampled_from(sorted(TUNINGS)))
+def test_graph_property_same_history_as_reference(X, data, p, R, rec, knobs):
+    """Points on a coarse grid (many exact ties and duplicates), random weights, any knobs:
+    the graph strategy's history is the reference's, bit for bit."""
+    n = X.shape[0]
+    w = data.draw(arrays(np.float64, n, elements=st.sampled_from([0.1, 0.5, 1.0, 2.0])))
+    old = G._TUNING
+    G._TUNING = {**old, **TUNINGS[knobs]}
+    try:
+        d = GenKTDefinition(p=p, R=R, cos_cut=-1.0, recombination=rec)
+        ref = genkt_cluster(X, None, w, d, strategy="reference")
+        assert_same_history(ref, genkt_cluster(X, None, w, d, strategy="graph"))
+    finally:
+        G._TUNING = old

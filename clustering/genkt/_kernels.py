@@ -45,13 +45,15 @@ Bounding-box lower bounds are summed in the same order as distances, so rounding
 make a pruned point nearer than its box's bound.
 
 Files: ``_kernels_common`` (compilation, table layouts, canonical arithmetic, tournament,
-cached neighbours), ``_kernels_brute`` (the ``nn`` back end), ``_kernels_tree`` (the k-d
-tree), ``_kernels_caches`` (neighbour caches and the tree's forward/reverse queries) and
-this module (the clustering loop, history utilities; the names the estimator uses).
+cached neighbours, recombination), ``_kernels_brute`` (the ``nn`` back end),
+``_kernels_tree`` (the k-d tree), ``_kernels_caches`` (neighbour caches and the tree's
+forward/reverse queries), this module (the clustering loop, history utilities; the names the
+estimator uses) and the ``graph`` strategy's own loop, ``_kernels_graph`` (with
+``_kernels_graph_heap`` and ``_kernels_graph_index``; see there).
 
 Every kernel is compiled with ``cache=True``. numba invalidates a cached function when *its
 own* file changes, but the machine code cached for ``cluster`` contains the kernels it calls
-from the other files; so the cache is also stamped with a digest of all five files, and a
+from the other files; so the cache is also stamped with a digest of all eight files, and a
 change to any of them drops every kernel's cache (:func:`refresh_disk_cache`, at import).
 """
 
@@ -59,7 +61,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import os
 import sys
 from collections.abc import Sequence
@@ -72,6 +73,9 @@ from memmaint.clustering.genkt import (
     _kernels_brute,
     _kernels_caches,
     _kernels_common,
+    _kernels_graph,
+    _kernels_graph_heap,
+    _kernels_graph_index,
     _kernels_tree,
 )
 from memmaint.clustering.genkt._kernels_brute import (
@@ -108,6 +112,7 @@ from memmaint.clustering.genkt._kernels_common import (
     copy_row,
     kernel,
     quantise,
+    recombine,
     set_nn,
     tour_build,
     tour_update,
@@ -130,43 +135,6 @@ log = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------- the clustering loop
-
-@kernel
-def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, wta, twop, new_id):
-    """Write the merge of slots sa and sb into slot dst (one of them)."""
-    e = ev[0]
-    wa = F[sa, W]
-    wb = F[sb, W]
-    wn = wa + wb
-    heavy = sa if (wa > wb or (wa == wb and I[sa, OID] < I[sb, OID])) else sb
-    D = x.shape[1]
-    E = e.shape[1]
-    if wta:
-        if heavy != dst:
-            copy_row(x, dst, x, heavy)
-            copy_row(e, dst, e, heavy)
-    else:
-        for k in range(D):
-            x[dst, k] = (wa * x[sa, k] + wb * x[sb, k]) / wn
-        nrm2 = 0.0
-        for k in range(E):
-            v = wa * e[sa, k] + wb * e[sb, k]
-            tmp[k] = v
-            nrm2 += v * v
-        if nrm2 > 0.0:
-            nrm = math.sqrt(nrm2)
-            for k in range(E):
-                e[dst, k] = tmp[k] / nrm
-        elif heavy != dst:  # antipodal embeddings of equal weight: keep the heavier's
-            copy_row(e, dst, e, heavy)
-    for k in range(h):
-        xh[dst, k] = x[dst, k]
-    if E > 0:
-        quantise(ev, dst)
-    F[dst, W] = wn
-    F[dst, WP] = wpow(wn, twop)
-    I[dst, OID] = new_id
-
 
 @kernel
 def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps):
@@ -418,9 +386,10 @@ _STAMP = "genkt_kernels.sources"
 
 
 def sources_digest() -> str:
-    """sha256 of the five kernel files (any change to any of them changes it)."""
+    """sha256 of the eight kernel files (any change to any of them changes it)."""
     h = hashlib.sha256()
     for module in (_kernels_common, _kernels_brute, _kernels_tree, _kernels_caches,
+                   _kernels_graph_heap, _kernels_graph_index, _kernels_graph,
                    sys.modules[__name__]):
         h.update(Path(str(module.__file__)).read_bytes())
     return h.hexdigest()

@@ -273,3 +273,41 @@ def accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2):
     better = (d2 < bd or (d2 == bd and I[j, OID] < best_oid)) and d2 >= skip2
     return d2 if better and eligible(ev, use_cos, cos_cut, i, j) else -1.0
 
+
+# ---------------------------------------------------------------- recombination
+
+@kernel
+def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, wta, twop, new_id):
+    """Write the merge of slots sa and sb into slot dst (one of them)."""
+    e = ev[0]
+    wa = F[sa, W]
+    wb = F[sb, W]
+    wn = wa + wb
+    heavy = sa if (wa > wb or (wa == wb and I[sa, OID] < I[sb, OID])) else sb
+    D = x.shape[1]
+    E = e.shape[1]
+    if wta:
+        if heavy != dst:
+            copy_row(x, dst, x, heavy)
+            copy_row(e, dst, e, heavy)
+    else:
+        for k in range(D):
+            x[dst, k] = (wa * x[sa, k] + wb * x[sb, k]) / wn
+        nrm2 = 0.0
+        for k in range(E):
+            v = wa * e[sa, k] + wb * e[sb, k]
+            tmp[k] = v
+            nrm2 += v * v
+        if nrm2 > 0.0:
+            nrm = math.sqrt(nrm2)
+            for k in range(E):
+                e[dst, k] = tmp[k] / nrm
+        elif heavy != dst:  # antipodal embeddings of equal weight: keep the heavier's
+            copy_row(e, dst, e, heavy)
+    for k in range(h):
+        xh[dst, k] = x[dst, k]
+    if E > 0:
+        quantise(ev, dst)
+    F[dst, W] = wn
+    F[dst, WP] = wpow(wn, twop)
+    I[dst, OID] = new_id

@@ -37,7 +37,11 @@ Strategies
 nearest-neighbour caching with a tournament tree for the minimum; ``nn`` finds neighbours by
 scanning (any dimension, O(N^2)), ``tree`` with a dynamic k-d tree (FastJet's tiles would
 need cells of size R, far too coarse for dense reduced pools), plus lazy searches and
-neighbour caches for growing clusters. ``auto`` takes ``tree`` for D <= 5, else ``nn``.
+neighbour caches for growing clusters. ``graph`` (any dimension, built for high dimension,
+where a growing centroid becomes the nearest neighbour of thousands of points and ``nn``
+turns quadratic per merge) keeps a sparse graph of candidate pairs with lower bounds that a
+moving cluster updates all at once, and merges a pair only when its exact key is provably
+the smallest (see ``_kernels_graph``). ``auto`` takes ``tree`` for D <= 5, else ``graph``.
 
 Why caching nearest neighbours is exact
 ---------------------------------------
@@ -97,20 +101,30 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-STRATEGIES = ("auto", "reference", "nn", "tree")
+STRATEGIES = ("auto", "reference", "nn", "tree", "graph")
 # p, R, cos_cut and recombination are declared once, in GenKTConfig: defaults and
 # constraints come from there (the config loader checks TOML values with the same ones)
 _DEFAULTS = GenKTConfig()
 _DEFINITION_CONSTRAINTS = parameter_constraints(
     GenKTConfig, exclude=("use_weights", "R_mode", "R_rel", "scale_quantile"))  # GenKTClusterer's
 _W_FLOOR = 1e-6
-_TREE_MAX_DIM = 5  # above this the k-d tree prunes poorly: auto picks brute-force nn
+_TREE_MAX_DIM = 5  # above this the k-d tree prunes poorly: auto picks the graph strategy
 # speed knobs of the kernels (never change results; tests shrink them to reach every path):
 # k-d leaf size, coordinates the nn strategy checks first, neighbour-cache size, number of
 # caches, how many points a tree search must read before its slot earns a cache, and how
-# many it reads before it may stop with "nothing eligible nearer than rho" (lazy search)
+# many it reads before it may stop with "nothing eligible nearer than rho" (lazy search);
+# then the graph strategy's (see _graph and _kernels_graph)
 _TUNING = {"leaf_size": 8, "head": 8, "cache_k": 48, "cache_cap": 1024, "cache_scan": 64,
-           "budget": 64}
+           "budget": 64,
+           # the graph strategy: first-pass list size, skin and minimal refill growth (as
+           # fractions of R), refill list size, most pivots, pivots per query, Gram tile
+           # size, BLAS threads for the Gram tiles (one is the most work per CPU second;
+           # None: BLAS's own choice, faster on an idle many-core machine), most edges into
+           # an absorbed slot for the exact re-keying of their owners, most edges into a slot
+           # for walking them to mark its neighbours
+           "graph_k": 8, "graph_skin": 0.02, "graph_gap": 0.02, "graph_refill": 16,
+           "graph_cells": 128, "graph_pivots": 3, "graph_tile": 2048, "graph_threads": 1,
+           "graph_exc": 512, "graph_walk": 256}
 
 
 def _tune() -> np.ndarray:
@@ -250,9 +264,14 @@ class ClusterSequence:
         keep, w = K.replay(x, e, self._w.copy(), self.merged_pairs[:, 0],
                            self.merged_pairs[:, 1], m, d.recombination == "wta", 2.0 * d.p)
         xs, es, ws = (np.ascontiguousarray(a[keep]) for a in (x, e, w))
-        use_tree = xs.shape[1] <= _TREE_MAX_DIM
-        out = K.cluster(xs, es, ws, 2.0 * d.p, Rc2, float(d.cos_cut), self._use_cos,
-                        d.recombination == "wta", use_tree, _tune(), 1)
+        args = (xs, es, ws, 2.0 * d.p, Rc2, float(d.cos_cut), self._use_cos,
+                d.recombination == "wta")
+        if xs.shape[1] <= _TREE_MAX_DIM:
+            out = K.cluster(*args, True, _tune(), 1)
+        else:
+            from memmaint.clustering.genkt._graph import graph_cluster
+
+            out = graph_cluster(*args, _TUNING, max_steps=1)
         return out[0].shape[0] > 0
 
 
@@ -302,8 +321,9 @@ def genkt_cluster(X, embeddings=None, weights=None,
     ``embeddings`` (n, E) enable the cosine cut; ``weights`` (n,) are importances (scaled by
     their maximum). ``strategy`` changes speed, never results: ``reference`` (numpy, tiny
     inputs only), ``nn`` (FastJet's nearest-neighbour caching with brute-force scans; any
-    dimension), ``tree`` (the same caching with a dynamic k-d tree; low dimension) or
-    ``auto`` (``tree`` for D <= 5, else ``nn``).
+    dimension), ``tree`` (the same caching with a dynamic k-d tree; low dimension),
+    ``graph`` (bounded candidate graph; high dimension) or ``auto`` (``tree`` for D <= 5,
+    else ``graph``).
     """
     d = definition if definition is not None else GenKTDefinition()
     if not isinstance(d, GenKTDefinition):
@@ -313,7 +333,7 @@ def genkt_cluster(X, embeddings=None, weights=None,
     x, e, w = _prepare(X, embeddings, weights)
     n, D = x.shape
     if strategy == "auto":
-        strategy = "tree" if D <= _TREE_MAX_DIM else "nn"
+        strategy = "tree" if D <= _TREE_MAX_DIM else "graph"
     use_cos = e.shape[1] > 0 and d.cos_cut > -1.0
     twop, R2, wta = 2.0 * float(d.p), float(d.R) * float(d.R), d.recombination == "wta"
     # only p != 0 histories need the inputs again (to check a re-cut, see labels())
@@ -326,10 +346,17 @@ def genkt_cluster(X, embeddings=None, weights=None,
         lo, hi, q, d2, fids, fw, fpos = reference_cluster(
             x, e, w, twop, R2, float(d.cos_cut), use_cos, wta)
     else:
-        from memmaint.clustering.genkt import _kernels as K
+        if strategy == "graph":
+            from memmaint.clustering.genkt._graph import graph_cluster
 
-        lo, hi, q, d2, fids, fw, fpos = K.cluster(
-            x, e, w, twop, R2, float(d.cos_cut), use_cos, wta, strategy == "tree", _tune(), -1)
+            lo, hi, q, d2, fids, fw, fpos = graph_cluster(
+                x, e, w, twop, R2, float(d.cos_cut), use_cos, wta, _TUNING)
+        else:
+            from memmaint.clustering.genkt import _kernels as K
+
+            lo, hi, q, d2, fids, fw, fpos = K.cluster(
+                x, e, w, twop, R2, float(d.cos_cut), use_cos, wta, strategy == "tree",
+                _tune(), -1)
         order = np.argsort(fids, kind="stable")  # final objects by id, as the reference
         fids, fw, fpos = fids[order], fw[order], fpos[order]
     log.debug("genkt: %d inputs, %d merges, %d clusters (%s)", n, lo.size, fids.size,
