@@ -241,20 +241,22 @@ def print_row(r):
 # ---------------------------------------------------------------- 384-d embeddings
 
 EMB_R = 0.8  # cosine >= 1 - R^2 / 2 = 0.68 between unit vectors
-EMB_SPREAD = (0.3, 0.7)
+#: topic spreads of the embedding table: the issue's pool (make_pool's default) and a denser
+#: one where most topics merge whole
+EMB_SPREADS = ((0.6, 1.2), (0.3, 0.7))
 
 
-def run_embedding(n, method):
+def run_embedding(n, method, spread=(0.6, 1.2)):
     """Child process: one method on the 384-d unit embeddings of size n; one result row."""
     sys.path.insert(0, ROOT)
-    _, E, _ = make_pool(n, 384, spread=EMB_SPREAD)
+    _, E, _ = make_pool(n, 384, spread=tuple(spread))
     E = np.ascontiguousarray(E)
     if method.startswith("genkt"):
         from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
 
         strategy = method.split("-", 1)[1]
         d = GenKTDefinition(p=0.0, R=EMB_R, cos_cut=-1.0)
-        warm = make_pool(200, 384, seed=1, spread=EMB_SPREAD)[1]
+        warm = make_pool(200, 384, seed=1, spread=tuple(spread))[1]
         genkt_cluster(warm, definition=d, strategy=strategy)
 
         def run():
@@ -294,9 +296,9 @@ def print_emb_row(r, graph_cpu):
           flush=True)
 
 
-def embedding_rows(sizes, nn_max_n, average_max_n, hdbscan_max_n):
+def embedding_rows(sizes, nn_max_n, average_max_n, hdbscan_max_n, spread):
     print(f"\n# 384-d unit embeddings, R = {EMB_R} (cosine >= {1 - EMB_R ** 2 / 2:.2f}), "
-          f"p = 0, no weights; topics with spread {EMB_SPREAD} (load average "
+          f"p = 0, no weights; topics with spread {spread} (load average "
           f"{os.getloadavg()[0]:.1f})", flush=True)
     print(EMB_HEAD)
     print("|" + "---:|" * (EMB_HEAD.count("|") - 1))
@@ -308,7 +310,8 @@ def embedding_rows(sizes, nn_max_n, average_max_n, hdbscan_max_n):
         methods += ["hdbscan"] if n <= hdbscan_max_n else []
         graph_cpu = None
         for m in methods:
-            r = child({"n": n, "method": m}, "--emb-one")
+            r = child({"n": n, "method": m, "spread": list(spread)}, "--emb-one")
+            r["spread"] = list(spread)
             graph_cpu = r["cpu"] if m == "genkt-graph" else graph_cpu
             print_emb_row(r, graph_cpu)
             rows.append(r)
@@ -344,6 +347,8 @@ def main(argv=None):
                     help="sizes of the 384-d unit-embedding table ('' for none)")
     ap.add_argument("--emb-100k", action="store_true", help="add 100k to the embedding table")
     ap.add_argument("--emb-only", action="store_true", help="only the embedding table")
+    ap.add_argument("--emb-spreads", default=";".join(f"{a},{b}" for a, b in EMB_SPREADS),
+                    help="topic spread ranges of the embedding table, 'lo,hi;lo,hi'")
     ap.add_argument("--emb-nn-max-n", type=int, default=2000,
                     help="largest N GenKT's nn strategy runs at in the embedding table")
     ap.add_argument("--average-max-n", type=int, default=20000,
@@ -387,7 +392,10 @@ def main(argv=None):
     if a.quick:
         emb = [s for s in emb if s <= 10000]
     if emb:
-        rows.extend(embedding_rows(emb, a.emb_nn_max_n, a.average_max_n, a.hdbscan_max_n))
+        for part in a.emb_spreads.split(";"):
+            spread = tuple(float(v) for v in part.split(","))
+            rows.extend(embedding_rows(emb, a.emb_nn_max_n, a.average_max_n, a.hdbscan_max_n,
+                                       spread))
     print(f"# done (load average {os.getloadavg()[0]:.1f})")
     if a.json:
         with open(a.json, "w") as fh:

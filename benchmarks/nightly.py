@@ -28,7 +28,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-TARGET_SECONDS = 300.0
+TARGET_SECONDS = 120.0  # issue #23: the incremental run at 100k in 2 minutes on 2 cores
 TARGET_RSS_MB = 4096.0
 
 SYLLABLES = ("ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "pe", "da", "zu", "ha", "fi",
@@ -223,7 +223,7 @@ def main() -> None:
                   f"{r['pool_after']:,} |")
     for n, _n_new, _first, nightly in rows:
         wall, cpu = nightly["process_wall"], nightly.get("cpu_s", float("nan"))
-        print(f"nightly {n:,}: wall {wall:.1f} s ({wall / TARGET_SECONDS:.2f} of the 5-minute "
+        print(f"nightly {n:,}: wall {wall:.1f} s ({wall / TARGET_SECONDS:.2f} of the 2-minute "
               f"target), CPU {cpu:.1f} s ({cpu / TARGET_SECONDS:.2f} of it); peak RSS "
               f"{nightly['rss_mb']:.0f} MB ({nightly['rss_mb'] / TARGET_RSS_MB:.2f} of 4 GB)")
 
