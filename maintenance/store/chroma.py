@@ -33,18 +33,21 @@ import json
 import logging
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memmaint.maintenance.core.errors import MemmaintError, StoreError, UserError, require
+from memmaint.maintenance.core.errors import StoreError, UserError, require
 from memmaint.maintenance.store.external import (
     ConnectorURL,
     ExternalRecord,
+    chunks,
+    close_quietly,
     default_sidecar,
+    library_errors,
     redact,
 )
 
@@ -114,11 +117,6 @@ def _local_path(url: ConnectorURL) -> str:
     if not path:
         raise UserError(f"store URL {redact(url.raw)} names no folder (chroma:///path/to/dir)")
     return str(Path(path).expanduser())
-
-
-def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
 
 
 def _unique(ids: Sequence[str]) -> list[str]:
@@ -203,7 +201,7 @@ class ChromaBackend:
         out: dict[str, ExternalRecord] = {}
         if col is None:
             return out
-        for batch in _chunks(_unique(ids), _PAGE):
+        for batch in chunks(_unique(ids), _PAGE):
             with self._guard(f"read {namespace!r}"):
                 got = col.get(ids=list(batch),
                               include=["documents", "metadatas", "embeddings"])
@@ -222,7 +220,7 @@ class ChromaBackend:
         col = self._get(namespace, create=True)
         with self._guard("read the batch size"):
             size = max(1, min(_PAGE, int(self._client.get_max_batch_size())))
-        for batch in _chunks(list(last.values()), size):
+        for batch in chunks(list(last.values()), size):
             ids = [r.id for r in batch]
             with self._guard(f"read {namespace!r}"):
                 old = col.get(ids=ids, include=["metadatas"])
@@ -242,7 +240,7 @@ class ChromaBackend:
         col = self._get(namespace)
         if col is None:
             return
-        for batch in _chunks(_unique(ids), _PAGE):
+        for batch in chunks(_unique(ids), _PAGE):
             if batch:  # never call delete(ids=[]): it is not a no-op in every version
                 with self._guard(f"delete from {namespace!r}"):
                     col.delete(ids=list(batch))
@@ -251,25 +249,13 @@ class ChromaBackend:
         """Release the client (the embedded store's files once no other client uses them)."""
         client = self.__dict__.pop("_client", None)
         self._collections.clear()
-        if client is not None and hasattr(client, "close"):
-            try:
-                client.close()
-            except Exception as exc:  # noqa: BLE001 - closing must not mask the first error
-                log.warning("closing chroma %s: %s", self.url, exc)
+        close_quietly(f"chroma {self.url}", client)
 
     # -- helpers --------------------------------------------------------------------------
 
-    @contextmanager
-    def _guard(self, what: str) -> Iterator[None]:
+    def _guard(self, what: str) -> AbstractContextManager[None]:
         """Turn a library failure into one clear ``StoreError`` line."""
-        try:
-            yield
-        except MemmaintError:
-            raise
-        except Exception as exc:
-            line = (str(exc).strip().splitlines() or [""])[0]
-            raise StoreError(f"chroma {self.url}: {what} failed: {type(exc).__name__}: "
-                             f"{line}") from exc
+        return library_errors(f"chroma {self.url}", what)
 
     def _check_name(self, namespace: str) -> None:
         if not _NAME.match(namespace) or ".." in namespace:

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -41,7 +43,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import numpy as np
 
-from memmaint.maintenance.core.errors import UserError
+from memmaint.maintenance.core.errors import MemmaintError, StoreError, UserError
 from memmaint.maintenance.core.records import format_time, parse_time
 
 
@@ -179,6 +181,43 @@ class ConnectorURL:
         if not value:
             raise UserError(f"store URL {redact(self.raw)} needs ?{key}=... ({what})")
         return value
+
+
+def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    """``items`` in consecutive slices of at most ``size`` (a connector's page of writes)."""
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def error_line(exc: BaseException) -> str:
+    """``Type: first line`` of a library's exception, for a one-line error message."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
+@contextmanager
+def library_errors(prefix: str, what: str,
+                   line: Callable[[BaseException], str] = error_line) -> Iterator[None]:
+    """Turn a connector library's failure into one ``StoreError`` line (``prefix: what
+    failed: ...``); memmaint's own errors pass through unchanged."""
+    try:
+        yield
+    except MemmaintError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"{prefix}: {what} failed: {line(exc)}") from exc
+
+
+def close_quietly(what: str, *clients: Any) -> None:
+    """Close each client that has ``close``; a failure is logged, never raised (closing must
+    not mask the error that got us here)."""
+    for client in clients:
+        if client is None or not hasattr(client, "close"):
+            continue
+        try:
+            client.close()
+        except Exception as exc:  # noqa: BLE001
+            logging.getLogger(__name__).warning("closing %s: %s", what, exc)
 
 
 def redact(url: str) -> str:

@@ -47,6 +47,7 @@ from memmaint.maintenance.store.external import (
     ConnectorURL,
     ExternalRecord,
     default_sidecar,
+    error_line,
     redact,
 )
 
@@ -242,9 +243,7 @@ class LangGraphBackend:
         except self._bad_ns as exc:
             raise UserError(f"{self.url}: {exc}") from None
         except Exception as exc:
-            lines = str(exc).strip().splitlines()
-            raise StoreError(f"{self.url}: {what} failed: {type(exc).__name__}: "
-                             f"{lines[0] if lines else ''}") from exc
+            raise StoreError(f"{self.url}: {what} failed: {error_line(exc)}") from exc
 
     def _ns(self, namespace: str) -> tuple[str, ...]:
         labels = _dotted(namespace, "LangGraph namespace")

@@ -26,21 +26,22 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.core.errors import MemmaintError, StoreError, UserError, require
+from memmaint.maintenance.core.errors import StoreError, UserError, require
 from memmaint.maintenance.core.records import format_time, parse_time
 from memmaint.maintenance.store.base import MemoryStore
 from memmaint.maintenance.store.external import (
     ConnectorURL,
     ExternalRecord,
     default_sidecar,
+    library_errors,
     redact,
 )
 
@@ -187,15 +188,8 @@ class Mem0Backend:
 
     # -- helpers ----------------------------------------------------------------------------
 
-    @contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except MemmaintError:
-            raise
-        except Exception as exc:
-            raise StoreError(f"mem0 store {self.url}: {what} failed: {_one_line(exc)}"
-                             ) from exc
+    def _errors(self, what: str) -> AbstractContextManager[None]:
+        return library_errors(f"mem0 store {self.url}", what, _one_line)
 
     def _check(self, namespace: str) -> None:
         if not namespace:

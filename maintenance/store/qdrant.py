@@ -33,19 +33,22 @@ import logging
 import re
 import uuid
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 
-from memmaint.maintenance.core.errors import MemmaintError, StoreError, UserError, require
+from memmaint.maintenance.core.errors import StoreError, UserError, require
 from memmaint.maintenance.store.external import (
     ConnectorURL,
     ExternalRecord,
+    chunks,
+    close_quietly,
     default_sidecar,
+    library_errors,
     redact,
 )
 
@@ -84,11 +87,6 @@ def _valid_ids(ids: Sequence[str]) -> list[int | str]:
         except UserError:
             pass
     return list(out)
-
-
-def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
 
 
 class QdrantBackend:
@@ -184,7 +182,7 @@ class QdrantBackend:
         if not self._exists(namespace):
             return out
         name, _ = self._layout(namespace)
-        for batch in _chunks(_valid_ids(ids), _PAGE):
+        for batch in chunks(_valid_ids(ids), _PAGE):
             with self._guard(f"read {namespace!r}"):
                 points = self._client.retrieve(namespace, ids=list(batch), with_payload=True,
                                                with_vectors=[name] if name else True)
@@ -206,7 +204,7 @@ class QdrantBackend:
         if not self._exists(namespace):
             self._create(namespace, len(np.ravel(next(iter(last.values())).vector)))
         name, others = self._layout(namespace)
-        for batch in _chunks(list(last.values()), _PAGE):
+        for batch in chunks(list(last.values()), _PAGE):
             ids = [point_id(r.id) for r in batch]
             kept: dict[str, dict[str, Any]] = {}
             if others:  # an upsert replaces the whole point: carry its other vectors over
@@ -227,7 +225,7 @@ class QdrantBackend:
         """Remove these points; missing ids (or a missing collection) are ignored."""
         if not self._exists(namespace):
             return
-        for batch in _chunks(_valid_ids(ids), _PAGE):
+        for batch in chunks(_valid_ids(ids), _PAGE):
             with self._guard(f"delete from {namespace!r}"):
                 self._client.delete(namespace, wait=True,
                                     points_selector=self._models.PointIdsList(
@@ -237,25 +235,13 @@ class QdrantBackend:
         """Release the client (in local mode, the folder's lock)."""
         client = self.__dict__.pop("_client", None)
         self._layouts.clear()
-        if client is not None:
-            try:
-                client.close()
-            except Exception as exc:  # noqa: BLE001 - closing must not mask the first error
-                log.warning("closing qdrant %s: %s", self.url, exc)
+        close_quietly(f"qdrant {self.url}", client)
 
     # -- helpers --------------------------------------------------------------------------
 
-    @contextmanager
-    def _guard(self, what: str) -> Iterator[None]:
+    def _guard(self, what: str) -> AbstractContextManager[None]:
         """Turn a library failure into one clear ``StoreError`` line."""
-        try:
-            yield
-        except MemmaintError:
-            raise
-        except Exception as exc:
-            line = (str(exc).strip().splitlines() or [""])[0]
-            raise StoreError(f"qdrant {self.url}: {what} failed: {type(exc).__name__}: "
-                             f"{line}") from exc
+        return library_errors(f"qdrant {self.url}", what)
 
     def _exists(self, namespace: str) -> bool:
         if self.collection is not None and namespace != self.collection:
