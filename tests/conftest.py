@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import signal
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started as a background job (``nohup``, ``&`` in a script) inherits SIGINT
+    ignored, and so would every interpreter it starts; the Ctrl-C tests need the signal
+    delivered. Python's own handler is restored here (a caught signal is reset to the default
+    in a child at exec, so the children get Python's handler too)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
