@@ -109,7 +109,7 @@ from memmaint.clustering.genkt._kernels_common import (
     SCAN,
     WP,
     W,
-    copy_row,
+    final_objects,
     kernel,
     quantise,
     recombine,
@@ -309,19 +309,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
                 set_nn(r, b, bd, I, F)
             tour_update(tk, ti, size, r, I, F)
 
-    nf = 0
-    for s in range(n):
-        nf += I[s, ALIVE]
-    fids = np.empty(nf, dtype=np.int64)
-    fw = np.empty(nf)
-    fx = np.empty((nf, D))
-    a = 0
-    for s in range(n):
-        if I[s, ALIVE] == 1:
-            fids[a] = I[s, OID]
-            fw[a] = F[s, W]
-            copy_row(fx, a, x, s)
-            a += 1
+    fids, fw, fx = final_objects(I, F, x)
     return hist_lo[:steps], hist_hi[:steps], hist_q[:steps], hist_d2[:steps], fids, fw, fx
 
 

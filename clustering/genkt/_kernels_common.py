@@ -87,6 +87,26 @@ def copy_row(a, dst, b, src):
 
 
 @kernel
+def final_objects(I, F, x):
+    """The objects still alive at the end, in slot order: (ids, weights, positions)."""
+    n, D = x.shape
+    nf = 0
+    for s in range(n):
+        nf += I[s, ALIVE]
+    fids = np.empty(nf, dtype=np.int64)
+    fw = np.empty(nf)
+    fx = np.empty((nf, D))
+    a = 0
+    for s in range(n):
+        if I[s, ALIVE] == 1:
+            fids[a] = I[s, OID]
+            fw[a] = F[s, W]
+            copy_row(fx, a, x, s)
+            a += 1
+    return fids, fw, fx
+
+
+@kernel
 def dot(e, i, j):
     """Four interleaved sums (lane k % 4), then (s0 + s1) + (s2 + s3): fast and canonical."""
     E = e.shape[1]

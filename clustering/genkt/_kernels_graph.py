@@ -81,6 +81,7 @@ from memmaint.clustering.genkt._kernels_common import (
     WP,
     W,
     eligible,
+    final_objects,
     kernel,
     quantise,
     recombine,
@@ -140,6 +141,7 @@ from memmaint.clustering.genkt._kernels_graph_heap import (
     h_meld,
     h_pop,
     heap_walk,
+    in_edges,
     l_push,
     l_unlink,
     pool_grow,
@@ -287,13 +289,7 @@ def _exceptions(s, u, EI, EF, GI, GF, st, stk, buf, I, xe, xb, scl):
     """Before s absorbs u: take out the edges o -> s whose owner o is joined to u (the frame
     update assumes |o - u| >= o's promise), with a lower bound on |x_o - x_s| each, into
     xe / xb. Returns how many."""
-    m = heap_walk(EI, GI[u, HROOT], stk, buf, 0)
-    m = heap_walk(EI, GI[u, RROOT], stk, buf, m)
-    f = GI[u, PHEAD]
-    while f >= 0:
-        buf[m] = f
-        m += 1
-        f = EI[f, LN]
+    m = in_edges(EI, GI, u, stk, buf)
     for a in range(m):
         buf[a] = EI[buf[a], OWN]
     f = GI[u, OHEAD]
@@ -324,13 +320,7 @@ def _exceptions(s, u, EI, EF, GI, GF, st, stk, buf, I, xe, xb, scl):
 @kernel
 def _bury(u, I, GI, EI, EF, st, stk, buf, chead, tch, nt):
     """Slot u dies: free all its edges. Returns the new number of touched slots."""
-    m = heap_walk(EI, GI[u, HROOT], stk, buf, 0)
-    m = heap_walk(EI, GI[u, RROOT], stk, buf, m)
-    f = GI[u, PHEAD]
-    while f >= 0:
-        buf[m] = f
-        m += 1
-        f = EI[f, LN]
+    m = in_edges(EI, GI, u, stk, buf)
     GI[u, HROOT] = -1
     GI[u, RROOT] = -1
     GI[u, PHEAD] = -1
@@ -571,18 +561,5 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0, C, T
         for a in range(nt):
             _leaf(tch[a], tk, ti, size, I, F, GI, GF, EI, EF, R, scl)
 
-    nf = 0
-    for s in range(n):
-        nf += I[s, ALIVE]
-    fids = np.empty(nf, dtype=np.int64)
-    fw = np.empty(nf)
-    fx = np.empty((nf, D))
-    a = 0
-    for s in range(n):
-        if I[s, ALIVE] == 1:
-            fids[a] = I[s, OID]
-            fw[a] = F[s, W]
-            for k in range(D):
-                fx[a, k] = x[s, k]
-            a += 1
+    fids, fw, fx = final_objects(I, F, x)
     return hist_lo[:steps], hist_hi[:steps], hist_q[:steps], hist_d2[:steps], fids, fw, fx

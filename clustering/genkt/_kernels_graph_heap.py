@@ -362,6 +362,20 @@ def heap_walk(EI, root, stk, out, m):
     return m
 
 
+
+@kernel
+def in_edges(EI, GI, s, stk, out):
+    """Write every edge into slot s (its stale heap, its resolved heap, its parked list) to
+    out[0:]; returns how many."""
+    m = heap_walk(EI, GI[s, HROOT], stk, out, 0)
+    m = heap_walk(EI, GI[s, RROOT], stk, out, m)
+    f = GI[s, PHEAD]
+    while f >= 0:
+        out[m] = f
+        m += 1
+        f = EI[f, LN]
+    return m
+
 # ---------------------------------------------------------------- tournament over slots
 
 @kernel

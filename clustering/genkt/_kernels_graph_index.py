@@ -41,22 +41,18 @@ from memmaint.clustering.genkt._kernels_graph_heap import (
     GPREF,
     GRHO,
     HOME,
-    HROOT,
     LAST,
-    LN,
     MARK,
     NIN,
     OHEAD,
     ON,
     OWN,
-    PHEAD,
     REL,
-    RROOT,
     SSTAMP,
     TGT,
     d2fast,
     e_new,
-    heap_walk,
+    in_edges,
     rho_eff,
     tight_bound,
 )
@@ -190,13 +186,7 @@ def mark_adjacent(s, EI, GI, st, stk, buf, walk_max):
     stamp = st[SSTAMP]
     full = GI[s, NIN] <= walk_max
     if full:
-        m = heap_walk(EI, GI[s, HROOT], stk, buf, 0)
-        m = heap_walk(EI, GI[s, RROOT], stk, buf, m)
-        f = GI[s, PHEAD]
-        while f >= 0:
-            buf[m] = f
-            m += 1
-            f = EI[f, LN]
+        m = in_edges(EI, GI, s, stk, buf)
         for a in range(m):
             GI[EI[buf[a], OWN], MARK] = stamp
     f = GI[s, OHEAD]
