@@ -263,7 +263,9 @@ def test_a_covered_memory_is_merged_below_the_merge_threshold():
     pool = [mem("Maria volunteers at a homeless shelter.", "short", 30),
             mem("Maria volunteers at a homeless shelter, which she started a year ago.",
                 "long", 2)]
-    vecs = _same_topic(2, cosine=0.8)  # under merge_threshold 0.85, over dedup_threshold
+    defaults = AgentsConfig()
+    between = (defaults.merge_threshold + defaults.dedup_threshold) / 2
+    vecs = _same_topic(2, cosine=between)  # under merge_threshold, over dedup_threshold
     merged = plan(pool, [0, 0], vecs, AgentsConfig(), now=NOW)
     action = action_for(merged, "short")
     assert isinstance(action, Merge) and action.new_memory.text == pool[1].text

@@ -41,7 +41,10 @@ the id; the lazy greedy keeps it ``O(sum of cluster sizes squared)`` vector prod
 namespace.
 
 Memories the agents protect (importance >= ``protect_importance``, or a Wilson lower bound
-above ``outcome_protect_above``) are never archived, nor a merge whose new memory another
+above ``outcome_protect_above``) and memories that have proven helpful (a Wilson lower bound
+above :data:`PROVEN_HELPFUL`: an answer that helped five times in five is worth more than
+any blend of importance and freshness says; with the outcome weight of 0.10 it had been
+archived behind merges of low-importance notes) are never archived, nor a merge whose new memory another
 action points to; they are kept first and count against the cap, so when they alone exceed it
 the cap cannot hold and the result says by how much (``short_by``). A kept memory that
 supersedes others may be archived: the older statements stay superseded and point to it
@@ -74,6 +77,9 @@ AGENT = "cap"
 #: Weights of the value blend (they sum to 1).
 WEIGHTS: Mapping[str, float] = {"relevance": 0.10, "importance": 0.60, "freshness": 0.20,
                                 "outcome": 0.10}
+#: Wilson lower bound (z = 1.96) on successes / uses above which the cap never archives a
+#: memory: it helps more often than not with 95% confidence (four successes in four uses).
+PROVEN_HELPFUL = 0.5
 #: Best cosine to a cluster centroid below which a memory matches no cluster (relevance 0);
 #: the retrieval default ``similarity_floor``.
 MATCH_FLOOR = 0.3
@@ -198,7 +204,9 @@ def memory_values(memories: Sequence[Memory], vectors: Any, centroids: Any,
         label = -1 if clusters is None else int(clusters[i])
         out.append(MemoryValue(mem.namespace, mem.id, label, float(value), float(rel[i]),
                                float(imp[i]), float(fr), float(oc), mem.created_at,
-                               score=float(value), exempt=protection(mem, cfg)))
+                               score=float(value), exempt=protection(mem, cfg) or (
+                                   f"helps more often than not (Wilson lower bound {lo:.2f} "
+                                   f"> {PROVEN_HELPFUL})" if lo > PROVEN_HELPFUL else None)))
     return out
 
 

@@ -13,7 +13,7 @@ that acts on it, and every action names its agent and a reason:
    otherwise it is evicted when ``evict_stale`` is on (and it is unprotected) or kept. Either
    way it is flagged, as are ``STALE_WARN`` memories.
 3. **conflict** finds memories about the same subject (subject-word overlap >=
-   ``conflict_subject_threshold`` or cosine >= ``merge_threshold``) stating different values
+   ``conflict_subject_threshold`` or cosine >= ``conflict_cosine``) stating different values
    (prices, percentages, dates, times, weekdays, antonyms; bare numbers and negation only
    between near-identical statements, overlap >= ``conflict_strict_threshold``; see
    :mod:`memmaint.maintenance.agents.conflicts`). The winner
@@ -401,7 +401,7 @@ def _supersede_by_outcome(mems: list[Memory], sims: np.ndarray, prior: OutcomePr
 def _conflict(i: int, j: int, facts: list[Facts], sims: np.ndarray,
               cfg: AgentsConfig) -> str | None:
     jac = subject_similarity(facts[i], facts[j])
-    near = bool(sims[i, j] >= cfg.merge_threshold)
+    near = bool(sims[i, j] >= cfg.conflict_cosine)
     return conflict(facts[i], facts[j], same_subject=jac >= cfg.conflict_subject_threshold
                     or near, near_identical=jac >= cfg.conflict_strict_threshold or near)
 

@@ -225,7 +225,7 @@ class AgentsConfig:
     """Rule-based maintenance agents (and which backend decides)."""
 
     backend: str = _opt("rules", registry="agents.backend")
-    merge_threshold: float = _opt(0.85, min=-1.0, max=1.0, doc="cosine for near-duplicates")
+    merge_threshold: float = _opt(0.78, min=-1.0, max=1.0, doc="cosine for near-duplicates")
     canonical: str = _opt("newest", choices=("newest", "importance", "outcome"))
     ttl_days: dict[str, float] = field(
         default_factory=lambda: {"price": 3.0, "availability": 7.0, "schedule": 30.0,
@@ -263,6 +263,9 @@ class AgentsConfig:
     conflict_strict_threshold: float = _opt(
         0.75, min=0.0, max=1.0,
         doc="subject-word overlap before bare numbers or negation count as a conflict")
+    conflict_cosine: float = _opt(0.85, min=-1.0, max=1.0, doc=(
+        "cosine from which two memories are about the same subject (and near-identical) for "
+        "conflict detection, whatever merge_threshold is"))
     max_active: int | None = _opt(None, min=1,
                                   doc="per-namespace cap on active memories: the lowest-value "
                                       "ones are archived (unset: no cap)")

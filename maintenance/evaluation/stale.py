@@ -60,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from memmaint.maintenance.agents.coverage import coverage
 from memmaint.maintenance.core.config import Config, with_overrides
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.records import Memory
@@ -234,10 +235,14 @@ class VariantScore:
 
 
 def _carries(memory: Memory, answer: Memory) -> bool:
-    """Whether ``memory`` is the answer, or a merge that kept the answer's text."""
+    """Whether ``memory`` is the answer, or a merge of it whose text covers the answer's
+    content (:func:`~memmaint.maintenance.agents.coverage.coverage`, the LoCoMo suite's
+    honest credit): a composed merge that appended another note still answers."""
     if memory.id == answer.id:
         return True
-    return answer.id in (memory.metadata.get("merged_from") or []) and memory.text == answer.text
+    if answer.id not in (memory.metadata.get("merged_from") or []):
+        return False
+    return memory.text == answer.text or coverage(answer.text, memory.text).covered
 
 
 def score_variant(pool: Sequence[Memory], vectors: np.ndarray, stream: Stream,
