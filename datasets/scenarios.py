@@ -23,7 +23,7 @@ control        an ordinary current fact                        ``keep``
 ============== =============================================== ==============================
 
 The expectations assume the default :class:`~memmaint.maintenance.core.config.AgentsConfig`
-(``canonical="newest"``, ``merge_threshold=0.85``, ``conflict_policy="newer"``, the default
+(``canonical="newest"``, ``merge_threshold=0.78``, ``conflict_policy="newer"``, the default
 TTLs, ``noise_max_importance=0.5``, ``noise_min_age_days=90``) with ``evict_stale`` and
 ``evict_noise`` as given to :func:`make_scenario`; :meth:`Scenario.agents_config` returns
 exactly that config.

@@ -494,3 +494,17 @@ def test_scenario_price_change_and_injection(minilm, sqlite_store):
                              scenario.labels[keep])
     with_inj = {k: v for k, v in the_plan.content_actions().items() if k[1] != inj.id}
     assert with_inj == without.content_actions()
+
+
+def test_conflict_detection_reads_its_own_cosine_not_the_merge_threshold():
+    """Lowering merge_threshold merges more related statements but does not widen what
+    counts as a contradiction: "same subject" by cosine is ``conflict_cosine``."""
+    pool = [mem("Standup is at 9:30.", "old", 20),
+            mem("The weekly team sync starts at 10:00.", "new", 2)]
+    vecs = _same_topic(2, cosine=0.8)  # over merge_threshold 0.78, under conflict_cosine
+    default = plan(pool, [0, 0], vecs, AgentsConfig(), now=NOW)
+    assert decisions(default) == {"old": "keep", "new": "keep"}  # the times block a merge
+    wide = plan(pool, [0, 0], vecs, AgentsConfig(conflict_cosine=0.75), now=NOW)
+    assert decisions(wide) == {"old": "supersede", "new": "keep"}
+    assert isinstance(action_for(wide, "old"), Resolve) and action_for(wide, "old").agent == \
+        "conflict"
