@@ -237,36 +237,13 @@ def _tour_leaf(tk, ti, size, s, n, I, F):
 
 
 @kernel
-def _tour_same(tk, ti, a, b):
-    """Do entries a and b hold the same slot with the same key?"""
-    return (ti[a, 0] == ti[b, 0] and tk[a, 0] == tk[b, 0] and tk[a, 1] == tk[b, 1]
-            and ti[a, 1] == ti[b, 1] and ti[a, 2] == ti[b, 2])
-
-
-@kernel
-def tour_rise(tk, ti, size, s):
-    """Replay the matches above leaf s (just rewritten). A node whose winner comes out the
-    same as before (same slot, same key) leaves every node above it as it was: stop there."""
-    pos = (size + s) >> 1
-    while pos >= 1:
-        a = 2 * pos
-        if _tour_less(tk, ti, a + 1, a):
-            a += 1
-        if _tour_same(tk, ti, a, pos):
-            return
-        tk[pos, 0] = tk[a, 0]
-        tk[pos, 1] = tk[a, 1]
-        ti[pos, 0] = ti[a, 0]
-        ti[pos, 1] = ti[a, 1]
-        ti[pos, 2] = ti[a, 2]
-        pos >>= 1
-
-
-@kernel
 def tour_update(tk, ti, size, s, I, F):
     """Re-enter slot s's candidate; entry 1 holds the smallest pair key."""
     _tour_leaf(tk, ti, size, s, I.shape[0], I, F)
-    tour_rise(tk, ti, size, s)
+    pos = (size + s) >> 1
+    while pos >= 1:
+        _tour_pull(tk, ti, pos)
+        pos >>= 1
 
 
 @kernel
