@@ -340,8 +340,8 @@ def test_every_kernel_is_disk_cached_and_stamped_with_all_kernel_files():
 
     modules = {k.py_func.__module__.rsplit(".", 1)[1] for k in C.KERNELS}
     assert modules == {"_kernels", "_kernels_common", "_kernels_brute", "_kernels_tree",
-                       "_kernels_caches", "_kernels_graph", "_kernels_graph_heap",
-                       "_kernels_graph_index"}
+                       "_kernels_caches", "_kernels_plane", "_kernels_graph",
+                       "_kernels_graph_heap", "_kernels_graph_index"}
     assert all(k._cache.__class__.__name__ == "FunctionCache" for k in C.KERNELS)
     assert len({k._cache.cache_path for k in C.KERNELS}) == 1
     stamp = Path(C.KERNELS[0]._cache.cache_path) / "genkt_kernels.sources"

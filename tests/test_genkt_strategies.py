@@ -15,6 +15,14 @@ from memmaint.clustering.genkt import estimator as G
 from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
 
 FAST = ("nn", "tree", "graph")
+PLANE = "plane"  # 2-D without a cosine cut only
+
+
+def fast_for(X, E=None, cos_cut=-1.0):
+    """The fast strategies that take this input (``plane``: 2-D, no cosine cut)."""
+    plane = np.shape(X)[1] == 2 and (E is None or cos_cut <= -1.0)
+    return FAST + ((PLANE,) if plane else ())
+
 # speed knobs shrunk to the bone so that small inputs reach every kernel path: one-point
 # leaves, a one-coordinate prefix, neighbour caches of 1-3 slots that overflow, a single
 # cache evicted over and over, caches for every search, and searches that go lazy at once;
@@ -42,6 +50,7 @@ def _warm():
     for s in FAST:
         genkt_cluster(x, strategy=s)
         genkt_cluster(x, np.abs(x) + 0.1, definition=GenKTDefinition(cos_cut=0.3), strategy=s)
+    genkt_cluster(x, strategy=PLANE)
 
 
 @pytest.fixture(params=sorted(TUNINGS))
@@ -85,7 +94,7 @@ def test_strategies_match_reference(p, D, weighted, cos, recombination):
     d = GenKTDefinition(p=p, R=R, cos_cut=0.2, recombination=recombination)
     ref = genkt_cluster(X, E, w, d, strategy="reference")
     assert ref.n_merges > 0
-    for s in FAST:
+    for s in fast_for(X, E, d.cos_cut):
         assert_same_history(ref, genkt_cluster(X, E, w, d, strategy=s))
 
 
@@ -106,11 +115,11 @@ def test_graph_matches_reference_with_every_tuning(p, recombination, tuning):
 @pytest.mark.parametrize("seed", range(3))
 def test_strategies_match_reference_with_ties(p, seed, tuning):
     """Exactly equal distances and weights: the (d_ij, dist2, lowest id pair) tie-break."""
-    for D, cos in [(1, False), (2, True), (3, False), (10, False)]:
+    for D, cos in [(1, False), (2, True), (2, False), (3, False), (10, False)]:
         X, E, w, R = _case(1000 + seed, D, weighted=seed > 0, cos=cos, ties=True)
         d = GenKTDefinition(p=p, R=R, cos_cut=0.0)
         ref = genkt_cluster(X, E, w, d, strategy="reference")
-        for s in FAST:
+        for s in fast_for(X, E, d.cos_cut):
             assert_same_history(ref, genkt_cluster(X, E, w, d, strategy=s))
 
 
@@ -125,13 +134,13 @@ def test_kernel_paths_match_reference(p, tuning):
     for emb in (None, E):
         d = GenKTDefinition(p=p, R=1.0, cos_cut=0.5)
         ref = genkt_cluster(X, emb, w, d, strategy="reference")
-        for s in FAST:
+        for s in fast_for(X, emb, d.cos_cut):
             assert_same_history(ref, genkt_cluster(X, emb, w, d, strategy=s))
 
 
 def test_identical_points_merge_in_index_order():
     X = np.zeros((6, 2))
-    for s in ("reference",) + FAST:
+    for s in ("reference",) + fast_for(X):
         cs = genkt_cluster(X, strategy=s)
         # all pair keys are (0, 0, lo, hi): (0,1) -> 6, then (2,3) -> 7, (4,5) -> 8, ...
         np.testing.assert_array_equal(cs.merged_pairs,
@@ -145,6 +154,10 @@ def test_single_point_and_far_pair():
         assert one.n_merges == 0 and one.labels().tolist() == [0]
         far = genkt_cluster([[0.0], [5.0]], strategy=s)
         assert far.n_merges == 0 and far.labels().tolist() == [0, 1]
+    one = genkt_cluster([[1.0, 2.0]], strategy=PLANE)
+    assert one.n_merges == 0 and one.labels().tolist() == [0]
+    far = genkt_cluster([[0.0, 1.0], [5.0, 1.0]], strategy=PLANE)
+    assert far.n_merges == 0 and far.labels().tolist() == [0, 1]
 
 
 @pytest.mark.parametrize("D,strategy", list(itertools.product([2, 10], FAST)))
@@ -258,5 +271,104 @@ def test_graph_property_same_history_as_reference(X, data, p, R, rec, knobs):
         d = GenKTDefinition(p=p, R=R, cos_cut=-1.0, recombination=rec)
         ref = genkt_cluster(X, None, w, d, strategy="reference")
         assert_same_history(ref, genkt_cluster(X, None, w, d, strategy="graph"))
+    finally:
+        G._TUNING = old
+
+
+def test_plane_is_auto_in_2d_without_a_cosine_cut():
+    """``auto`` takes ``plane`` where it applies, for p >= 0; asked for where it does not
+    apply, it is refused."""
+    rng = np.random.default_rng(4)
+    X2, X3, E = rng.normal(size=(50, 2)), rng.normal(size=(50, 3)), rng.normal(size=(50, 4))
+    for p in (0.0, 0.5, 1.0):
+        assert genkt_cluster(X2, definition=GenKTDefinition(p=p)).strategy == PLANE
+    assert genkt_cluster(X2, definition=GenKTDefinition(p=-1.0)).strategy == "tree"
+    assert genkt_cluster(X2, E, definition=GenKTDefinition(p=0.0, cos_cut=-1.0)).strategy == PLANE
+    assert genkt_cluster(X2, E, definition=GenKTDefinition(p=0.0, cos_cut=0.2)).strategy == "tree"
+    assert genkt_cluster(X3).strategy == "tree"
+    with pytest.raises(G.InvalidDefinition, match="plane"):
+        genkt_cluster(X3, strategy=PLANE)
+    with pytest.raises(G.InvalidDefinition, match="plane"):
+        genkt_cluster(X2, E, definition=GenKTDefinition(cos_cut=0.2), strategy=PLANE)
+
+
+plane_grid = st.integers(2, 60).flatmap(lambda n: arrays(
+    np.float64, (n, 2), elements=st.integers(-4, 4).map(lambda v: v / 2)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(X=plane_grid, data=st.data(), p=st.sampled_from([-1.0, 0.0, 0.0, 0.5, 1.0]),
+       R=st.floats(0.3, 3.0), rec=st.sampled_from(["weighted", "wta"]),
+       offset=st.sampled_from([0.0, -7.0, 1e6]), scale=st.sampled_from([1.0, 1e-3]),
+       knobs=st.sampled_from(sorted(TUNINGS)))
+def test_plane_property_same_history_as_reference(X, data, p, R, rec, offset, scale, knobs):
+    """Points on a coarse 2-D grid (exact ties, duplicates, merges whose mean rounds onto a
+    parent), shifted far from the origin and shrunk (the slab test's margins), random weights,
+    any leaf size: the ``plane`` history is the reference's, bit for bit."""
+    n = X.shape[0]
+    w = data.draw(arrays(np.float64, n, elements=st.sampled_from([0.1, 0.5, 1.0, 2.0])))
+    X = offset + X * scale
+    old = G._TUNING
+    G._TUNING = {**old, **TUNINGS[knobs]}
+    try:
+        d = GenKTDefinition(p=p, R=R * scale, cos_cut=-1.0, recombination=rec)
+        ref = genkt_cluster(X, None, w, d, strategy="reference")
+        assert_same_history(ref, genkt_cluster(X, None, w, d, strategy=PLANE))
+    finally:
+        G._TUNING = old
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(200, 1500),
+       p=st.sampled_from([-1.0, 0.0, 0.0, 1.0]), R=st.sampled_from([0.05, 0.4, 1.2]),
+       rec=st.sampled_from(["weighted", "wta"]), leaf=st.sampled_from([1, 3, 8, 32]))
+def test_plane_property_same_history_as_nn(seed, n, p, R, rec, leaf):
+    """Pools like the benchmark's (topics of very different density, exact and near
+    duplicates, background one-offs, log-normal weights), big enough for deep trees and
+    long climbs: ``plane`` against the brute-force ``nn`` strategy, bit for bit."""
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(1, 12))
+    centres = rng.normal(size=(K, 2)) * 2.0
+    spread = rng.uniform(0.005, 0.3, K)
+    topic = rng.integers(0, K, n)
+    X = centres[topic] + rng.normal(size=(n, 2)) * spread[topic, None]
+    noise = rng.random(n) < 0.05
+    X[noise] = rng.uniform(-4.0, 4.0, size=(int(noise.sum()), 2))
+    dup = np.flatnonzero(rng.random(n) < 0.08)
+    X[dup] = X[rng.integers(0, n, dup.size)] + rng.normal(size=(dup.size, 2)) * 1e-3 * (
+        rng.random((dup.size, 1)) < 0.5)
+    w = rng.lognormal(0.0, 1.0, n)
+    old = G._TUNING
+    G._TUNING = {**old, "leaf_size": leaf}
+    try:
+        d = GenKTDefinition(p=p, R=R, cos_cut=-1.0, recombination=rec)
+        slow = genkt_cluster(X, None, w, d, strategy="nn")
+        assert_same_history(slow, genkt_cluster(X, None, w, d, strategy=PLANE))
+    finally:
+        G._TUNING = old
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0], ids=["a-side", "b-side"])
+@pytest.mark.parametrize("leaf", [1, 2, 8])
+@pytest.mark.parametrize("rec", ["weighted", "wta"])
+def test_plane_reverse_query_reaches_the_edges_of_the_slab(rec, leaf, side):
+    """kt (p = 1): a and b (0, 1) merge into k at the origin; r (2) keeps its neighbour c (3),
+    a bit farther than k but nearer than a, and sits near the edge of the slab where a slot
+    can come to prefer k (its offset along ab is 0.2 of |ab|, the edge is at 0.25). k's own
+    neighbour is e (4), and k is heavier than r, so only r's cache can offer the pair (r, k),
+    the next merge: the reverse query must reach r. (For p = 0 it is never needed.)"""
+    h = 1.2
+    X = np.array([[-0.5, 0.0], [0.5, 0.0], [-0.2, h], [-0.2, h + np.sqrt(1.5)], [0.0, -0.9]])
+    X[:, 0] *= side
+    w = np.sqrt([0.5, 0.5, 0.4, 1.0, 1.0])
+    old = G._TUNING
+    G._TUNING = {**old, "leaf_size": leaf}
+    try:
+        d = GenKTDefinition(p=1.0, R=3.0, cos_cut=-1.0, recombination=rec)
+        ref = genkt_cluster(X, None, w, d, strategy="reference")
+        assert ref.merged_pairs[0].tolist() == [0, 1]
+        if rec == "weighted":
+            assert ref.merged_pairs[1].tolist() == [2, 5]
+        assert_same_history(ref, genkt_cluster(X, None, w, d, strategy=PLANE))
     finally:
         G._TUNING = old

@@ -48,12 +48,14 @@ Files: ``_kernels_common`` (compilation, table layouts, canonical arithmetic, to
 cached neighbours, recombination), ``_kernels_brute`` (the ``nn`` back end),
 ``_kernels_tree`` (the k-d tree), ``_kernels_caches`` (neighbour caches and the tree's
 forward/reverse queries), this module (the clustering loop, history utilities; the names the
-estimator uses) and the ``graph`` strategy's own loop, ``_kernels_graph`` (with
+estimator uses), the ``plane`` strategy (2-D, no cosine cut: the k-d tree with climbing
+searches and slab-limited or, for p = 0, no reverse queries; its own loop) in
+``_kernels_plane``, and the ``graph`` strategy's own loop, ``_kernels_graph`` (with
 ``_kernels_graph_heap`` and ``_kernels_graph_index``; see there).
 
 Every kernel is compiled with ``cache=True``. numba invalidates a cached function when *its
 own* file changes, but the machine code cached for ``cluster`` contains the kernels it calls
-from the other files; so the cache is also stamped with a digest of all eight files, and a
+from the other files; so the cache is also stamped with a digest of all nine files, and a
 change to any of them drops every kernel's cache (:func:`refresh_disk_cache`, at import).
 """
 
@@ -76,6 +78,7 @@ from memmaint.clustering.genkt import (
     _kernels_graph,
     _kernels_graph_heap,
     _kernels_graph_index,
+    _kernels_plane,
     _kernels_tree,
 )
 from memmaint.clustering.genkt._kernels_brute import (
@@ -118,6 +121,7 @@ from memmaint.clustering.genkt._kernels_common import (
     tour_update,
     wpow,
 )
+from memmaint.clustering.genkt._kernels_plane import plane_cluster
 from memmaint.clustering.genkt._kernels_tree import (
     bump_maxr,
     permute_rows,
@@ -129,7 +133,7 @@ from memmaint.clustering.genkt._kernels_tree import (
     tree_tighten_all,
 )
 
-__all__ = ["cluster", "labels_from_history", "refresh_disk_cache", "replay"]
+__all__ = ["cluster", "labels_from_history", "plane_cluster", "refresh_disk_cache", "replay"]
 
 log = logging.getLogger(__name__)
 
@@ -374,10 +378,10 @@ _STAMP = "genkt_kernels.sources"
 
 
 def sources_digest() -> str:
-    """sha256 of the eight kernel files (any change to any of them changes it)."""
+    """sha256 of the nine kernel files (any change to any of them changes it)."""
     h = hashlib.sha256()
     for module in (_kernels_common, _kernels_brute, _kernels_tree, _kernels_caches,
-                   _kernels_graph_heap, _kernels_graph_index, _kernels_graph,
+                   _kernels_plane, _kernels_graph_heap, _kernels_graph_index, _kernels_graph,
                    sys.modules[__name__]):
         h.update(Path(str(module.__file__)).read_bytes())
     return h.hexdigest()

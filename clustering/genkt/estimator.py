@@ -41,7 +41,13 @@ neighbour caches for growing clusters. ``graph`` (any dimension, built for high 
 where a growing centroid becomes the nearest neighbour of thousands of points and ``nn``
 turns quadratic per merge) keeps a sparse graph of candidate pairs with lower bounds that a
 moving cluster updates all at once, and merges a pair only when its exact key is provably
-the smallest (see ``_kernels_graph``). ``auto`` takes ``tree`` for D <= 5, else ``graph``.
+the smallest (see ``_kernels_graph``). ``plane`` (2-D without a cosine cut, any p) is
+``tree`` made lean for that case: searches climb from the slot's own leaf, reverse queries
+only visit the slab where a slot can come to prefer the new object, and for p = 0 there are
+none at all (see ``_kernels_plane``); it has no neighbour caches, so for p < 0 (a heavy
+centroid eating its way out of a hole, searching the rim at every step) ``tree`` can be
+faster on large pools. ``auto`` takes ``plane`` in 2-D without a cosine cut for p >= 0,
+else ``tree`` for D <= 5, else ``graph``.
 
 Why caching nearest neighbours is exact
 ---------------------------------------
@@ -101,7 +107,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-STRATEGIES = ("auto", "reference", "nn", "tree", "graph")
+STRATEGIES = ("auto", "reference", "nn", "tree", "plane", "graph")
 # p, R, cos_cut and recombination are declared once, in GenKTConfig: defaults and
 # constraints come from there (the config loader checks TOML values with the same ones)
 _DEFAULTS = GenKTConfig()
@@ -322,8 +328,9 @@ def genkt_cluster(X, embeddings=None, weights=None,
     their maximum). ``strategy`` changes speed, never results: ``reference`` (numpy, tiny
     inputs only), ``nn`` (FastJet's nearest-neighbour caching with brute-force scans; any
     dimension), ``tree`` (the same caching with a dynamic k-d tree; low dimension),
-    ``graph`` (bounded candidate graph; high dimension) or ``auto`` (``tree`` for D <= 5,
-    else ``graph``).
+    ``plane`` (the k-d tree made lean for 2-D without a cosine cut; refused elsewhere),
+    ``graph`` (bounded candidate graph; high dimension) or ``auto`` (``plane`` in 2-D
+    without a cosine cut for p >= 0, else ``tree`` for D <= 5, else ``graph``).
     """
     d = definition if definition is not None else GenKTDefinition()
     if not isinstance(d, GenKTDefinition):
@@ -332,9 +339,14 @@ def genkt_cluster(X, embeddings=None, weights=None,
         raise InvalidDefinition(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
     x, e, w = _prepare(X, embeddings, weights)
     n, D = x.shape
-    if strategy == "auto":
-        strategy = "tree" if D <= _TREE_MAX_DIM else "graph"
     use_cos = e.shape[1] > 0 and d.cos_cut > -1.0
+    plane_ok = D == 2 and not use_cos
+    if strategy == "auto":
+        strategy = ("plane" if plane_ok and d.p >= 0 else "tree" if D <= _TREE_MAX_DIM
+                    else "graph")
+    elif strategy == "plane" and not plane_ok:
+        raise InvalidDefinition("strategy 'plane' needs 2-D coordinates and no cosine cut "
+                                f"(got D = {D}{' and a cosine cut' if use_cos else ''})")
     twop, R2, wta = 2.0 * float(d.p), float(d.R) * float(d.R), d.recombination == "wta"
     # only p != 0 histories need the inputs again (to check a re-cut, see labels())
     keep = d.p != 0
@@ -351,6 +363,11 @@ def genkt_cluster(X, embeddings=None, weights=None,
 
             lo, hi, q, d2, fids, fw, fpos = graph_cluster(
                 x, e, w, twop, R2, float(d.cos_cut), use_cos, wta, _TUNING)
+        elif strategy == "plane":
+            from memmaint.clustering.genkt import _kernels as K
+
+            lo, hi, q, d2, fids, fw, fpos = K.plane_cluster(
+                x, w, twop, R2, wta, int(_TUNING["leaf_size"]), -1)
         else:
             from memmaint.clustering.genkt import _kernels as K
 
