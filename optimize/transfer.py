@@ -25,9 +25,9 @@ import numpy as np
 
 from memmaint.maintenance.core.errors import InputError
 
-__all__ = ["DONORS", "GRANULARITIES", "LocoRow", "ParetoPoint", "corpus_of", "format_loco",
-           "format_pareto", "loco", "oneoffs_alone", "pareto_front", "transfer_pools",
-           "write_transfer_pools"]
+__all__ = ["BAR", "DONORS", "GRANULARITIES", "CorpusBar", "LocoRow", "ParetoPoint", "bar_by_corpus",
+           "corpus_of", "format_bar", "format_loco", "format_pareto", "loco", "oneoffs_alone",
+           "pareto_front", "transfer_pools", "write_transfer_pools"]
 
 #: the corpus each corpus's one-offs come from (one text per donor class at most)
 DONORS = {"banking77": "hwu64", "hwu64": "banking77", "mtg": "banking77", "support": "hwu64"}
@@ -114,6 +114,58 @@ def oneoffs_alone(labels_true: Any, labels_pred: Any) -> float | None:
     _, p_inv, p_counts = np.unique(p, return_inverse=True, return_counts=True)
     alone = (p < 0) | (p_counts[p_inv] == 1)
     return float(alone[one].mean())
+
+
+# -- the issue's bar per corpus ------------------------------------------------------------
+
+#: issue #20's bar: mean recall, worst precision, mean share of one-offs left alone
+BAR = (0.90, 0.50, 0.80)
+
+
+@dataclass(frozen=True)
+class CorpusBar:
+    """One corpus's pools (or the 2-per-class pools of every corpus) against :data:`BAR`."""
+
+    group: str
+    pools: int
+    recall: float
+    min_recall: float
+    worst_precision: float
+    alone: float | None
+    holds: bool
+
+
+def bar_by_corpus(pools: Sequence[Mapping[str, Any]],
+                  bar: tuple[float, float, float] = BAR) -> list[CorpusBar]:
+    """Per corpus (and a ``2-per-class`` group of every ``-pc2-`` pool), from per-pool
+    figures (``pool``, ``recall``, ``precision``, ``oneoffs_alone``): mean and least recall,
+    worst precision, mean one-offs alone, and whether the group meets ``bar``. The
+    2-per-class group is held to recall and precision only (its one-offs are counted in
+    their corpus)."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for p in pools:
+        groups.setdefault(corpus_of(p["pool"]), []).append(p)
+        if "-pc2-" in Path(p["pool"]).name:
+            groups.setdefault("2-per-class", []).append(p)
+    out = []
+    for group in sorted(groups, key=lambda g: (g == "2-per-class", g)):
+        rec, prec, rmin, alone = _figures(groups[group])
+        holds = rec >= bar[0] and prec >= bar[1]
+        if group != "2-per-class":
+            holds = holds and (alone is None or alone >= bar[2])
+        out.append(CorpusBar(group, len(groups[group]), rec, rmin, prec, alone, holds))
+    return out
+
+
+def format_bar(rows: Sequence[CorpusBar]) -> str:
+    """The per-corpus bar table (markdown)."""
+    out = ["| pools | n | recall | min recall | worst precision | one-offs alone | holds |",
+           "|---|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        alone = "-" if r.alone is None else f"{r.alone:.2f}"
+        out.append(f"| {r.group} | {r.pools} | {r.recall:.2f} | {r.min_recall:.2f} | "
+                   f"{r.worst_precision:.2f} | {alone} | {'yes' if r.holds else '**no**'} |")
+    return "\n".join(out)
 
 
 # -- leave-one-corpus-out, Pareto -----------------------------------------------------------

@@ -22,7 +22,14 @@ from memmaint.maintenance.core.config import (
     HDBSCANConfig,
     config_from_dict,
 )
-from memmaint.optimize.transfer import corpus_of, loco, oneoffs_alone, pareto_front
+from memmaint.optimize.transfer import (
+    bar_by_corpus,
+    corpus_of,
+    format_bar,
+    loco,
+    oneoffs_alone,
+    pareto_front,
+)
 
 
 def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
@@ -159,3 +166,18 @@ def test_loco_reselects_without_the_left_out_corpus_and_pareto_front():
     assert rows["b"].trial == 0 and rows["b"].recall == 0.5
     front = {p.trial for p in pareto_front(trials)}
     assert front == {1, 2}  # trial 0 is dominated by trial 1
+
+
+def test_bar_by_corpus_groups_corpora_and_two_per_class_pools():
+    pools = [_pool("a-pc2-oo20-s0", 0.95, 0.7, 0.9), _pool("a-pc4_6-oo10-s0", 0.91, 0.55, 0.7),
+             _pool("b-pc2-oo10-s0", 0.80, 0.9, None), _pool("b-pc8_12-oo5-s0", 0.99, 0.45, 1.0)]
+    rows = {r.group: r for r in bar_by_corpus(pools)}
+    assert list(rows) == ["a", "b", "2-per-class"]
+    a, b, pc2 = rows["a"], rows["b"], rows["2-per-class"]
+    assert (a.pools, a.min_recall, a.worst_precision) == (2, 0.91, 0.55)
+    assert a.recall == pytest.approx(0.93) and a.alone == pytest.approx(0.8)
+    assert a.holds                      # 0.93 >= 0.90, 0.55 >= 0.50, 0.80 >= 0.80
+    assert not b.holds                  # worst precision 0.45
+    assert pc2.pools == 2 and pc2.recall == pytest.approx(0.875) and not pc2.holds
+    assert not bar_by_corpus(pools, bar=(0.9, 0.5, 0.85))[0].holds  # a's one-offs now short
+    assert "| 2-per-class | 2 | 0.88 |" in format_bar(list(rows.values()))
