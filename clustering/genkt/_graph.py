@@ -3,7 +3,8 @@
 The first pass gives every input a list of its nearest inputs and a promise radius (see
 :mod:`memmaint.clustering.genkt._kernels_graph`). It runs on Gram tiles from BLAS (float32,
 or float64 when float32's rounding error would be as large as (R + skin)^2; one BLAS thread
-by default, the most work per CPU second): for inputs centred on their mean,
+below ``graph_threads_from`` inputs, the most work per CPU second, and every core from there
+on, where the tiles are most of the wall time): for inputs centred on their mean,
 ``v = |x_i|^2 + |x_j|^2 - 2 x_i.x_j`` differs from the true squared distance by at most
 ``err = 4 (D + 4) u (max |x|)^2`` (u the unit roundoff of the Gram's type: the classic
 dot-product bound gamma_D |x_i| |x_j| with a factor 2 to spare, the cast to float32 and the
@@ -169,7 +170,8 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, tune, max_steps=-1, 
     R = math.sqrt(R2)
     S = tune["graph_skin"] * R
     kc = int(min(tune["graph_cells"], max(1, math.isqrt(n) // 2)))
-    with threadpool_limits(limits=tune["graph_threads"], user_api="blas"):
+    threads = tune["graph_threads"] if n >= tune["graph_threads_from"] else 1
+    with threadpool_limits(limits=threads, user_api="blas"):
         C, T, cell, home, lo, hi, cc, eps_t, xc, nx = _cells(x, kc, R + S)
         plo, phi, rho = _first_pass(xc, nx, T, cell, home, lo, hi, cc, eps_t, R, S,
                                     int(tune["graph_k"]), int(tune["graph_tile"]))

@@ -120,18 +120,21 @@ _TREE_MAX_DIM = 5  # above this the k-d tree prunes poorly: auto picks the graph
 # caches, how many points a tree search must read before its slot earns a cache, and how
 # many it reads before it may stop with "nothing eligible nearer than rho" (lazy search);
 # then the graph strategy's (see _graph and _kernels_graph)
-_TUNING: dict[str, Any] = {"leaf_size": 8, "head": 8, "cache_k": 48, "cache_cap": 1024, "cache_scan": 64,
+_TUNING: dict[str, Any] = {
+           "leaf_size": 8, "head": 8, "cache_k": 48, "cache_cap": 1024, "cache_scan": 64,
            "budget": 64,
            # the graph strategy: first-pass list size, skin and minimal refill growth (as
            # fractions of R), refill list size, most pivots, pivots per query, Gram tile
-           # size, BLAS threads for the Gram tiles (None: BLAS's own choice, every core:
-           # the first pass is most of the wall time at 100k in 384-d, and on 2 cores two
-           # threads take it from 52 to 32 s for 10% more CPU; 1: the most work per CPU
-           # second), most edges into
+           # size, BLAS threads for the Gram tiles from graph_threads_from inputs on (None:
+           # BLAS's own choice, every core: at 100k in 384-d the first pass is half the
+           # wall time, and on 2 cores two threads take it from 52 to 32 s for 10% more
+           # CPU; below, one thread: at 10k two threads cost 90% more CPU and 20% more
+           # wall time), most edges into
            # an absorbed slot for the exact re-keying of their owners, most edges into a slot
            # for walking them to mark its neighbours
            "graph_k": 8, "graph_skin": 0.02, "graph_gap": 0.02, "graph_refill": 16,
            "graph_cells": 128, "graph_pivots": 3, "graph_tile": 2048, "graph_threads": None,
+           "graph_threads_from": 32768,
            "graph_exc": 512, "graph_walk": 256}
 
 
