@@ -3,8 +3,9 @@ issue #20, per corpus against the issue's bar, on tuning seeds and held-apart se
 
 Each config runs through ``clustering.pipeline.cluster_embeddings``, the path the job and
 the tuner take, on the MiniLM embeddings of ``optimize.transfer.transfer_pools(seed)`` for
-every ``--seed``. Built-in configs: ``default`` (the shipped default) and ``shadow`` (the
-documented GenKT shadow config of docs/results.md); any TOML config file may be named too.
+every ``--seed``. ``default`` is the shipped default; the default list adds
+``examples/genkt-relative.toml``, the documented shadow config of docs/results.md; any TOML
+config file may be named.
 Noise and one-offs are scored as singletons.
 
     python benchmarks/transfer_configs.py --seed 0 --seed 1            # the tuning seeds
@@ -15,29 +16,28 @@ Noise and one-offs are scored as singletons.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
 
-#: the documented shadow config (docs/results.md, issue #20), as overrides of the default
-SHADOW = {"clustering.algorithm": "genkt", "clustering.singleton_cos": 0.45,
-          "clustering.genkt.p": 0.0, "clustering.genkt.R_mode": "relative",
-          "clustering.genkt.R_rel": 9.0, "clustering.genkt.cos_cut": 0.5,
-          "clustering.genkt.use_weights": False}
+SHADOW = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
+                      "genkt-relative.toml")
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, action="append", help="repeatable; default 0")
     ap.add_argument("--config", action="append",
-                    help="default, shadow or a TOML file (repeatable; default: both built-ins)")
+                    help="default or a TOML file (repeatable; default: the default and "
+                         "examples/genkt-relative.toml)")
     ap.add_argument("--pools", action="store_true", help="one line per pool as well")
     a = ap.parse_args(argv)
     seeds = a.seed or [0]
 
     from memmaint.clustering.metrics import bcubed
     from memmaint.clustering.pipeline import cluster_embeddings
-    from memmaint.maintenance.core.config import Config, load_config, with_overrides
+    from memmaint.maintenance.core.config import Config, load_config
     from memmaint.maintenance.embed.base import get_embedder
     from memmaint.optimize.transfer import (
         bar_by_corpus,
@@ -47,10 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     configs = {}
-    for name in a.config or ["default", "shadow"]:
-        configs[name] = (Config() if name == "default" else
-                         with_overrides(Config(), SHADOW) if name == "shadow" else
-                         load_config(name))
+    for name in a.config or ["default", SHADOW]:
+        configs[os.path.basename(name)] = Config() if name == "default" else load_config(name)
     embedder = get_embedder()
     data = []
     for seed in seeds:

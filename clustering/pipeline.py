@@ -25,7 +25,7 @@ from memmaint.clustering._estimators import (
 from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
 from memmaint.clustering.genkt.estimator import GenKT
 from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
-from memmaint.clustering.scale import best_cosines, pool_scale
+from memmaint.clustering.scale import lone_rows, pool_scale
 from memmaint.maintenance.core.config import ClusteringConfig, GenKTConfig, ReductionConfig
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.registry import CLUSTERERS
@@ -164,18 +164,40 @@ def make_clusterer(config: ClusteringConfig) -> Clusterer:
     return CLUSTERERS.get(config.algorithm)(config)
 
 
-def guard_singletons(labels: Any, embeddings: Any, singleton_cos: float) -> np.ndarray:
+#: the guard tries map neighbours first from this many memories on, on maps of at most this
+#: many dimensions (a k-d tree's range), this many neighbours each
+GUARD_CANDIDATES_FROM = 2048
+GUARD_MAP_DIMS = 10
+GUARD_MAP_NEIGHBOURS = 10
+
+
+def guard_singletons(labels: Any, embeddings: Any, singleton_cos: float,
+                     coords: Any = None) -> np.ndarray:
     """The one-off guard: ``labels`` (int64 copy) with every memory whose best cosine to any
     other memory of ``embeddings`` (the original space, not the reduced map) is below
     ``singleton_cos`` set to noise (-1). ``singleton_cos <= -1`` turns it off.
 
     Reduced maps (UMAP, t-SNE) place every point somewhere, and clusterers absorb one-offs
-    into the nearest cluster; a cosine in the embedding space keeps them alone.
+    into the nearest cluster; a cosine in the embedding space keeps them alone. With the
+    reduced ``coords`` (at most :data:`GUARD_MAP_DIMS` dimensions, from
+    :data:`GUARD_CANDIDATES_FROM` memories on), each memory's nearest neighbours on the map
+    are tried first and only the memories they do not settle are compared with every other
+    one (:func:`~memmaint.clustering.scale.lone_rows`): the same answer, without the
+    quadratic pass over a pool whose memories mostly have a close paraphrase.
     """
     out = np.array(labels, dtype=np.int64, copy=True)
     if singleton_cos <= -1.0 or out.size < 2:
         return out
-    out[best_cosines(embeddings) < singleton_cos] = -1
+    candidates = None
+    if coords is not None and out.size >= GUARD_CANDIDATES_FROM:
+        X = np.asarray(coords, dtype=np.float64)
+        if X.ndim == 2 and X.shape[0] == out.size and X.shape[1] <= GUARD_MAP_DIMS:
+            from sklearn.neighbors import NearestNeighbors
+
+            k = min(GUARD_MAP_NEIGHBOURS + 1, out.size)
+            candidates = NearestNeighbors(n_neighbors=k).fit(X).kneighbors(
+                X, return_distance=False)
+    out[lone_rows(embeddings, singleton_cos, candidates)] = -1
     return out
 
 
@@ -186,7 +208,7 @@ def fit_labels(coords: Any, embeddings: Any, weights: Any,
     pipeline, the job, its executors and the tuner call."""
     labels = make_clusterer(clustering).fit_predict(coords, embeddings=embeddings,
                                                    sample_weight=weights)
-    return guard_singletons(labels, embeddings, clustering.singleton_cos)
+    return guard_singletons(labels, embeddings, clustering.singleton_cos, coords)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ so ``R = R_rel * pool_scale(X)`` (GenKT) and ``epsilon = epsilon_rel * pool_scal
 radius with them, and a pool duplicated into two far-apart copies keeps its scale.
 
 :func:`best_cosines` is the one-off guard's measure: each row's highest cosine to any other
-row of the original embeddings (blocked products, never an n x n matrix).
+row of the original embeddings (blocked products, never an n x n matrix); :func:`lone_rows`
+answers the guard's question (is it below the cut?) with the same products for only the rows
+that no candidate neighbour settles first.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BLOCK_ROWS", "best_cosines", "nn_distances", "pool_scale"]
+__all__ = ["BLOCK_ROWS", "best_cosines", "lone_rows", "nn_distances", "pool_scale"]
 
 #: rows per block of the blocked products (block x n floats at a time)
 BLOCK_ROWS = 1024
@@ -73,3 +75,46 @@ def best_cosines(embeddings: Any, block_rows: int = BLOCK_ROWS) -> np.ndarray:
         out[start:stop] = np.max(sims, axis=1)
     out[norms == 0] = -1.0
     return np.clip(out, -1.0, 1.0)
+
+
+def _unit_rows(embeddings: Any) -> tuple[np.ndarray, np.ndarray]:
+    E = np.asarray(embeddings, dtype=np.float64)
+    norms = np.linalg.norm(E, axis=1)
+    E = np.divide(E, norms[:, None], out=np.zeros_like(E), where=norms[:, None] > 0)
+    return E, norms
+
+
+def lone_rows(embeddings: Any, threshold: float, candidates: Any = None,
+              block_rows: int = BLOCK_ROWS) -> np.ndarray:
+    """Which rows have no other row at cosine >= ``threshold``: ``best_cosines(E) <
+    threshold``, computed for fewer rows. ``candidates`` (n, k) row indices (-1: none), for
+    example each row's nearest neighbours in a reduced map, are tried first: a row with a
+    candidate at or above the threshold is settled, and only the others get the blocked
+    products against every row. Zero rows are always lone. The same answer as
+    ``best_cosines`` up to the rounding of a cosine equal to the threshold.
+    """
+    E, norms = _unit_rows(embeddings)
+    n = E.shape[0]
+    lone = np.ones(n, dtype=bool)
+    if n < 2:
+        return lone
+    todo = np.ones(n, dtype=bool)
+    if candidates is not None:
+        C = np.asarray(candidates, dtype=np.int64)
+        if C.ndim != 2 or C.shape[0] != n:
+            raise ValueError(f"candidates must have shape (n, k) with n = {n}, got {C.shape}")
+        rows = np.arange(n)[:, None]
+        ok = (C >= 0) & (C < n) & (C != rows)
+        Cc = np.where(ok, C, 0)
+        sims = np.einsum("ij,ikj->ik", E, E[Cc])
+        hit = (ok & (sims >= threshold)).any(axis=1) & (norms > 0)
+        lone[hit] = False
+        todo[hit] = False
+    todo &= norms > 0
+    idx = np.flatnonzero(todo)
+    for start in range(0, idx.size, block_rows):
+        part = idx[start:start + block_rows]
+        sims = E[part] @ E.T
+        sims[np.arange(part.size), part] = -np.inf
+        lone[part] = ~(np.max(sims, axis=1) >= threshold)
+    return lone

@@ -128,16 +128,24 @@ class StubServer:
                     stub.paths.append(self.path)
                     stub._in_flight += 1
                     stub.max_in_flight = max(stub.max_in_flight, stub._in_flight)
+                answered = False
                 try:
                     reply = stub.responder(body)
                     if reply.delay:
                         time.sleep(reply.delay)
+                    # out of flight before the answer goes out: once the client has it, it may
+                    # send its next request before this thread would reach a finally clause,
+                    # and the count would then see one request more than the client has open
+                    with stub._lock:
+                        stub._in_flight -= 1
+                    answered = True
                     self._answer(body, reply)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout)
                 finally:
-                    with stub._lock:
-                        stub._in_flight -= 1
+                    if not answered:
+                        with stub._lock:
+                            stub._in_flight -= 1
 
             def _answer(self, body: Mapping[str, Any], reply: Reply) -> None:
                 if reply.status != 200:

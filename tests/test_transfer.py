@@ -14,7 +14,7 @@ from memmaint.clustering.pipeline import (
     guard_singletons,
     make_clusterer,
 )
-from memmaint.clustering.scale import best_cosines, nn_distances, pool_scale
+from memmaint.clustering.scale import best_cosines, lone_rows, nn_distances, pool_scale
 from memmaint.maintenance.core.config import (
     ClusteringConfig,
     ConfigError,
@@ -181,3 +181,40 @@ def test_bar_by_corpus_groups_corpora_and_two_per_class_pools():
     assert pc2.pools == 2 and pc2.recall == pytest.approx(0.875) and not pc2.holds
     assert not bar_by_corpus(pools, bar=(0.9, 0.5, 0.85))[0].holds  # a's one-offs now short
     assert "| 2-per-class | 2 | 0.88 |" in format_bar(list(rows.values()))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1), st.integers(2, 60), st.sampled_from([0.0, 0.3, 0.6, 0.9]),
+       st.integers(0, 6), st.booleans())
+def test_lone_rows_is_best_cosines_below_the_cut_whatever_the_candidates(seed, n, cut, k,
+                                                                         zeros):
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(n, 5)) + rng.normal(size=(1, 5)) * 2  # some pairs near, some far
+    E[rng.random(n) < 0.2] = E[0]  # exact duplicates
+    if zeros:
+        E[-1] = 0.0
+    cand = rng.integers(-1, n, size=(n, k)) if k else None  # any candidates, even bad ones
+    expect = best_cosines(E) < cut
+    np.testing.assert_array_equal(lone_rows(E, cut, cand, block_rows=7), expect)
+
+
+def test_guard_with_map_neighbours_gives_the_same_noise_as_without(monkeypatch):
+    import memmaint.clustering.pipeline as P
+
+    rng = np.random.default_rng(1)
+    centres = rng.normal(size=(40, 16))
+    E = np.repeat(centres, 6, axis=0) + 0.3 * rng.normal(size=(240, 16))
+    E = np.vstack([E, rng.normal(size=(30, 16))])  # 30 one-offs
+    coords = E[:, :2] + 0.01 * rng.normal(size=(270, 2))  # a crude map
+    labels = np.zeros(270, dtype=np.int64)
+    plain = guard_singletons(labels, E, 0.6)
+    monkeypatch.setattr(P, "GUARD_CANDIDATES_FROM", 2)
+    calls = []
+    real = P.lone_rows
+    monkeypatch.setattr(P, "lone_rows", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    np.testing.assert_array_equal(guard_singletons(labels, E, 0.6, coords), plain)
+    assert calls[0] is not None and calls[0].shape == (270, 11)  # neighbours were tried
+    assert 5 <= (plain < 0).sum() <= 30  # some of the one-offs, none of the paraphrases
+    assert (plain[:240] == 0).all()
+    with pytest.raises(ValueError, match="candidates must have shape"):
+        lone_rows(E, 0.5, np.zeros((3, 2), dtype=int))
