@@ -103,13 +103,14 @@ def lone_rows(embeddings: Any, threshold: float, candidates: Any = None,
         C = np.asarray(candidates, dtype=np.int64)
         if C.ndim != 2 or C.shape[0] != n:
             raise ValueError(f"candidates must have shape (n, k) with n = {n}, got {C.shape}")
-        rows = np.arange(n)[:, None]
-        ok = (C >= 0) & (C < n) & (C != rows)
-        Cc = np.where(ok, C, 0)
-        sims = np.einsum("ij,ikj->ik", E, E[Cc])
-        hit = (ok & (sims >= threshold)).any(axis=1) & (norms > 0)
-        lone[hit] = False
-        todo[hit] = False
+        for start in range(0, n, block_rows):  # (block, k, dim) floats at a time
+            stop = min(n, start + block_rows)
+            Cb = C[start:stop]
+            ok = (Cb >= 0) & (Cb < n) & (Cb != np.arange(start, stop)[:, None])
+            sims = np.einsum("ij,ikj->ik", E[start:stop], E[np.where(ok, Cb, 0)])
+            hit = (ok & (sims >= threshold)).any(axis=1) & (norms[start:stop] > 0)
+            lone[start:stop][hit] = False
+            todo[start:stop][hit] = False
     todo &= norms > 0
     idx = np.flatnonzero(todo)
     for start in range(0, idx.size, block_rows):
