@@ -131,6 +131,23 @@ def test_honest_credit_only_counts_sources_the_merged_text_covers():
     assert lost["covered"] is False and "now" in lost["missing"]
 
 
+def test_audit_sample_is_the_same_whatever_ids_the_merged_memories_got():
+    # a merged memory's id is new in every run; the sample must follow its sources instead
+    src = {f"s{i}": Memory(f"Fact number {i} about the garden.", id=f"s{i}") for i in range(40)}
+
+    def merges(step):  # the merged ids sort in another order in each run
+        return [Memory(f"Fact number {i} about the garden. Fact number {i + 1} about the "
+                       f"garden.", id=f"m{(step * i) % 41:02d}",
+                       metadata={"merged_from": [f"s{i + 1}", f"s{i}"]})
+                for i in range(0, 40, 2)]
+
+    first = audit_merges(merges(7), src, size=5, seed=3).sample
+    again = audit_merges(merges(3)[::-1], src, size=5, seed=3).sample
+    assert [r["result"] for r in first] == [r["result"] for r in again]
+    other = audit_merges(merges(7), src, size=5, seed=4).sample
+    assert [r["result"] for r in other] != [r["result"] for r in first]
+
+
 def test_merged_memory_carries_the_union_of_its_sources_ids(sample, cache):
     # the same observation noted again in five later sessions (a dense group, so HDBSCAN
     # clusters it): the job must merge them with the original and keep every dialogue id,

@@ -301,8 +301,11 @@ class MergeAudit:
 def audit_merges(active: Sequence[Memory], sources: Mapping[str, Memory], *,
                  size: int = AUDIT_SIZE, seed: int = 0) -> MergeAudit:
     """Every merged memory of ``active`` checked against its sources; ``size`` drawn at random
-    (``random.Random(seed)``, merges in id order) with their texts, for reading by hand."""
-    merged = sorted((m for m in active if m.metadata.get(MERGED_FROM_KEY)), key=lambda m: m.id)
+    (``random.Random(seed)``) with their texts, for reading by hand. Merges are ordered by
+    their sources' ids, not their own (a merged memory's id is new in every run), so the same
+    merges give the same sample in every run."""
+    merged = sorted((m for m in active if m.metadata.get(MERGED_FROM_KEY)),
+                    key=lambda m: (sorted(str(i) for i in m.metadata[MERGED_FROM_KEY]), m.text))
     rows = []
     n_sources = n_dropped = 0
     for m in merged:
