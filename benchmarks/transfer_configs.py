@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     from memmaint.clustering.pipeline import cluster_embeddings
     from memmaint.maintenance.core.config import Config, load_config
     from memmaint.maintenance.embed.base import get_embedder
+    from memmaint.optimize.pools import encode_labels
     from memmaint.optimize.transfer import (
         bar_by_corpus,
         format_bar,
@@ -54,11 +55,7 @@ def main(argv: list[str] | None = None) -> None:
     for seed in seeds:
         for name, pool in transfer_pools(seed=seed):
             E = np.asarray(embedder.embed(pool.texts), dtype=np.float64)
-            raw = np.asarray(pool.labels)
-            truth = raw.copy()
-            one = truth < 0  # every one-off is a class of its own
-            truth[one] = truth.max(initial=0) + 1 + np.arange(int(one.sum()))
-            data.append((name, E, truth))
+            data.append((name, E, encode_labels(pool.labels)))  # one-offs: a class each
     print(f"# {len(data)} pools (seeds {seeds}); noise and one-offs scored as singletons")
     for cname, cfg in configs.items():
         t0 = time.perf_counter()

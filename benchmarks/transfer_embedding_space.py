@@ -73,7 +73,13 @@ def main(argv: list[str] | None = None) -> None:
 
     from memmaint.clustering.metrics import bcubed
     from memmaint.maintenance.embed.base import get_embedder
-    from memmaint.optimize.transfer import bar_by_corpus, format_bar, transfer_pools
+    from memmaint.optimize.pools import encode_labels
+    from memmaint.optimize.transfer import (
+        bar_by_corpus,
+        format_bar,
+        oneoffs_alone,
+        transfer_pools,
+    )
 
     embedder = get_embedder()
     data = []
@@ -81,11 +87,8 @@ def main(argv: list[str] | None = None) -> None:
         for name, pool in transfer_pools(seed=seed):
             E = np.asarray(embedder.embed(pool.texts), dtype=np.float64)
             E /= np.linalg.norm(E, axis=1, keepdims=True)
-            raw = np.asarray(pool.labels)
-            truth = raw.copy()
-            one = truth < 0  # every one-off is a class of its own
-            truth[one] = truth.max(initial=0) + 1 + np.arange(int(one.sum()))
-            data.append((name, E, _similarity(E, list(pool.texts), a.lexical), truth, one))
+            truth = encode_labels(pool.labels)  # every one-off is a class of its own
+            data.append((name, E, _similarity(E, list(pool.texts), a.lexical), truth))
     print(f"# {len(data)} pools (seeds {seeds}), sizes {[len(d[3]) for d in data]}, "
           f"lexical weight {a.lexical}")
     print("| method | cosine c | mean recall | worst recall | worst precision | "
@@ -94,12 +97,12 @@ def main(argv: list[str] | None = None) -> None:
     for method in a.methods.split(","):
         for c in (float(v) for v in a.cuts.split(",")):
             rows = []
-            for name, E, S, truth, one in data:
+            for name, E, S, truth in data:
                 lab = _labels(method, c, E, S)
                 b = bcubed(truth, lab, noise="singletons")
-                _, inv, cnt = np.unique(lab, return_inverse=True, return_counts=True)
-                alone = float((cnt[inv] == 1)[one].mean()) if one.any() else float("nan")
-                rows.append((name, b.recall, b.precision, alone))
+                alone = oneoffs_alone(truth, lab)
+                rows.append((name, b.recall, b.precision,
+                             float("nan") if alone is None else alone))
             r = np.array([x[1:] for x in rows])
             print(f"| {method} | {c:.2f} | {r[:, 0].mean():.3f} | {r[:, 0].min():.3f} | "
                   f"{r[:, 1].min():.3f} | {np.nanmin(r[:, 2]):.2f} |", flush=True)

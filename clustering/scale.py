@@ -58,30 +58,29 @@ def pool_scale(X: Any, quantile: float = 0.5) -> float:
     return float(np.quantile(d, quantile, method="lower"))
 
 
-def best_cosines(embeddings: Any, block_rows: int = BLOCK_ROWS) -> np.ndarray:
-    """Each row's highest cosine to any other row (rows normalised here; -1 for a lone row
-    and for zero rows)."""
-    E = np.asarray(embeddings, dtype=np.float64)
-    n = E.shape[0]
-    out = np.full(n, -1.0)
-    if n < 2:
-        return out
-    norms = np.linalg.norm(E, axis=1)
-    E = np.divide(E, norms[:, None], out=np.zeros_like(E), where=norms[:, None] > 0)
-    for start in range(0, n, block_rows):
-        stop = min(n, start + block_rows)
-        sims = E[start:stop] @ E.T
-        sims[np.arange(stop - start), np.arange(start, stop)] = -np.inf
-        out[start:stop] = np.max(sims, axis=1)
-    out[norms == 0] = -1.0
-    return np.clip(out, -1.0, 1.0)
-
-
 def _unit_rows(embeddings: Any) -> tuple[np.ndarray, np.ndarray]:
     E = np.asarray(embeddings, dtype=np.float64)
     norms = np.linalg.norm(E, axis=1)
     E = np.divide(E, norms[:, None], out=np.zeros_like(E), where=norms[:, None] > 0)
     return E, norms
+
+
+def best_cosines(embeddings: Any, block_rows: int = BLOCK_ROWS, rows: Any = None) -> np.ndarray:
+    """Each row's highest cosine to any other row (rows normalised here; -1 for a lone row
+    and for zero rows); with ``rows`` (indices), only those rows', in that order."""
+    E, norms = _unit_rows(embeddings)
+    n = E.shape[0]
+    idx = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    out = np.full(idx.size, -1.0)
+    if n < 2:
+        return out
+    for start in range(0, idx.size, block_rows):
+        part = idx[start:start + block_rows]
+        sims = E[part] @ E.T
+        sims[np.arange(part.size), part] = -np.inf
+        out[start:start + part.size] = np.max(sims, axis=1)
+    out[norms[idx] == 0] = -1.0
+    return np.clip(out, -1.0, 1.0)
 
 
 def lone_rows(embeddings: Any, threshold: float, candidates: Any = None,
@@ -113,9 +112,5 @@ def lone_rows(embeddings: Any, threshold: float, candidates: Any = None,
             todo[start:stop][hit] = False
     todo &= norms > 0
     idx = np.flatnonzero(todo)
-    for start in range(0, idx.size, block_rows):
-        part = idx[start:start + block_rows]
-        sims = E[part] @ E.T
-        sims[np.arange(part.size), part] = -np.inf
-        lone[part] = ~(np.max(sims, axis=1) >= threshold)
+    lone[idx] = ~(best_cosines(E, block_rows, rows=idx) >= threshold)
     return lone
