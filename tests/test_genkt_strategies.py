@@ -35,11 +35,13 @@ TUNINGS = {
     "default": dict(G._TUNING),
     "tiny": {"leaf_size": 1, "head": 1, "cache_k": 1, "cache_cap": 1, "cache_scan": 0,
              "budget": 0, "graph_k": 1, "graph_skin": 0.001, "graph_gap": 0.001,
-             "graph_refill": 1, "graph_cells": 2, "graph_pivots": 1, "graph_tile": 3,
+             "graph_refill": 1, "graph_cells": 2, "graph_lloyd": 0, "graph_pivots": 1,
+             "graph_tile": 3,
              "graph_exc": 0, "graph_walk": 0},
     "small": {"leaf_size": 2, "head": 3, "cache_k": 3, "cache_cap": 4, "cache_scan": 0,
               "budget": 4, "graph_k": 3, "graph_skin": 0.3, "graph_gap": 0.2,
-              "graph_refill": 2, "graph_cells": 8, "graph_pivots": 4, "graph_tile": 16,
+              "graph_refill": 2, "graph_cells": 8, "graph_lloyd": 2, "graph_pivots": 4,
+              "graph_tile": 16,
               "graph_exc": 2, "graph_walk": 3,
               # Gram tiles in BLAS's own thread count at every size (rounding may differ
               # from one thread's; the lists only propose pairs, so histories may not)
