@@ -463,6 +463,7 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0, C, T
     xold = np.empty(D)
     xe = np.empty(n, dtype=np.int64)
     xb = np.empty(n)
+    jt = np.zeros(3, dtype=np.int64)  # the join test's state (``is_joined``)
     m_max = n - 1 if max_steps < 0 else min(max_steps, n - 1)
     hist_lo = np.empty(m_max, dtype=np.int64)
     hist_hi = np.empty(m_max, dtype=np.int64)
@@ -497,7 +498,7 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0, C, T
             stats[1] += 1
             nt = refill(s, x, R, skin, scl, gap, B, C, T, lo, hi, cc, eps_t, chead, I, F, GI,
                         GF, EI, EF, st, stk, buf, qrow, piv, ck, clb, cd, cv, tch, 0,
-                        walk_max)
+                        walk_max, jt)
         else:  # the smallest key is an exact pair: the merge the reference makes
             f = GI[s, RROOT]
             a = EI[f, OWN]
@@ -557,7 +558,7 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0, C, T
             if GF[s, GP] - GF[s, GPA] > skin:
                 stats[2] += 1
                 announce(s, x, R, skin, scl, C, T, lo, hi, cc, eps_t, chead, I, F, GI, GF, EI,
-                         EF, st, stk, buf, qrow, piv, ck, clb, walk_max)
+                         EF, st, stk, buf, qrow, piv, ck, clb, walk_max, jt)
         for a in range(nt):
             _leaf(tch[a], tk, ti, size, I, F, GI, GF, EI, EF, R, scl)
 
