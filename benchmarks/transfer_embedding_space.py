@@ -15,8 +15,9 @@ MiniLM's space misses? (On the dev pools it does not: see docs/results.md.)
 Prints, per threshold, B-cubed recall (mean and worst pool), worst precision (noise and
 one-offs scored as singletons) and the worst share of one-offs left alone; ``--corpora``
 adds the issue's bar per corpus and for the 2-per-class pools
-(``optimize.transfer.bar_by_corpus``), ``--pools`` one line per pool. Several
-``--seed`` values pool their figures. Needs ``$MEMMAINT_SHARED_DATA`` (or ../shared/data).
+(``optimize.transfer.bar_by_corpus``), ``--pools`` one line per pool, ``--st-model FOLDER``
+embeds with a local sentence-transformers model instead of MiniLM. Several ``--seed`` values
+pool their figures. Needs ``$MEMMAINT_SHARED_DATA`` (or ../shared/data).
 
     python benchmarks/transfer_embedding_space.py --seed 0
     python benchmarks/transfer_embedding_space.py --seed 0 --seed 1 --methods average \\
@@ -64,6 +65,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="weight of word tf-idf cosine in the similarity (0: embeddings only)")
     ap.add_argument("--corpora", action="store_true", help="the issue's bar per corpus")
     ap.add_argument("--pools", action="store_true", help="one line per pool as well")
+    ap.add_argument("--st-model", metavar="FOLDER",
+                    help="embed with this local sentence-transformers model folder instead "
+                         "of the default MiniLM (the st extra): is it the embedding?")
     a = ap.parse_args(argv)
     seeds = a.seed or [0]
     if not 0.0 <= a.lexical < 1.0:
@@ -72,6 +76,7 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--lexical goes with --methods average (GenKT's cut reads the embeddings)")
 
     from memmaint.clustering.metrics import bcubed
+    from memmaint.maintenance.core.config import EmbeddingConfig
     from memmaint.maintenance.embed.base import get_embedder
     from memmaint.optimize.pools import encode_labels
     from memmaint.optimize.transfer import (
@@ -81,7 +86,8 @@ def main(argv: list[str] | None = None) -> None:
         transfer_pools,
     )
 
-    embedder = get_embedder()
+    embedder = get_embedder(EmbeddingConfig(model="st", path=a.st_model) if a.st_model
+                            else None)
     data = []
     for seed in seeds:
         for name, pool in transfer_pools(seed=seed):
@@ -90,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
             truth = encode_labels(pool.labels)  # every one-off is a class of its own
             data.append((name, E, _similarity(E, list(pool.texts), a.lexical), truth))
     print(f"# {len(data)} pools (seeds {seeds}), sizes {[len(d[3]) for d in data]}, "
-          f"lexical weight {a.lexical}")
+          f"lexical weight {a.lexical}, embedder {embedder.model_id}")
     print("| method | cosine c | mean recall | worst recall | worst precision | "
           "worst one-offs alone |")
     print("|---|---:|---:|---:|---:|---:|")
