@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
         transfer_pools,
     )
 
-    embedder = get_embedder(EmbeddingConfig(model="st", path=a.st_model) if a.st_model
+    embedder = get_embedder(EmbeddingConfig(model="sentence-transformers", path=a.st_model) if a.st_model
                             else None)
     data = []
     for seed in seeds:
