@@ -125,16 +125,16 @@ _TUNING: dict[str, Any] = {
            "budget": 64,
            # the graph strategy: first-pass list size, skin and minimal refill growth (as
            # fractions of R), refill list size, most pivots, Lloyd steps that move the
-           # pivots to centres, pivots per query, Gram tile
-           # size, BLAS threads for the Gram tiles from graph_threads_from inputs on (None:
-           # BLAS's own choice, every core: at 100k in 384-d the first pass is half the
-           # wall time, and on 2 cores two threads take it from 52 to 32 s for 10% more
-           # CPU; below, one thread: at 10k two threads cost 90% more CPU and 20% more
-           # wall time), most edges into an absorbed slot for the exact re-keying of their
-           # owners, most edges into a slot for walking them to mark its neighbours
+           # pivots to centres, pivots per query, Gram tile size, BLAS threads for the Gram
+           # tiles from graph_threads_from inputs on (None: BLAS's own choice, every core:
+           # at 100k in 384-d the first pass is half the wall time, and on 2 cores two
+           # threads take it from 52 to 32 s for 10% more CPU; below, one thread: at 10k two
+           # threads cost 90% more CPU and 20% more wall time), most edges into an absorbed
+           # slot for the exact re-keying of their owners, most edges into a slot for
+           # walking them up front to mark its neighbours (above, ``is_joined`` decides)
            "graph_k": 8, "graph_skin": 0.02, "graph_gap": 0.02, "graph_refill": 16,
-           "graph_cells": 128, "graph_lloyd": 5, "graph_pivots": 3, "graph_tile": 2048, "graph_threads": None,
-           "graph_threads_from": 32768,
+           "graph_cells": 128, "graph_lloyd": 5, "graph_pivots": 3, "graph_tile": 2048,
+           "graph_threads": None, "graph_threads_from": 32768,
            "graph_exc": 512, "graph_walk": 256}
 
 
