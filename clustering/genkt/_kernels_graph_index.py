@@ -8,9 +8,9 @@ Pivot cells
 Kc pivots c_a (k-means centres of a sample, ``_graph._pivots``) partition the slots into
 cells: the nearest pivot (the slot's *home*) when the cells are made, except that slots
 farther than R + skin from every pivot (background one-offs) go to an extra cell Kc that is
-never pruned as a whole (they would make every cell's ranges useless). A slot keeps its cell and home. Every slot has a row
-``T[s, a] = |x_s - c_a|^2`` taken at its last announcement. For two pivots a != b,
-``f_ab(x) = |x - c_a|^2 - |x - c_b|^2 = const - 2 x.(c_a - c_b)``, so
+never pruned as a whole (they would make every cell's ranges useless). A slot keeps its cell
+and home. Every slot has a row ``T[s, a] = |x_s - c_a|^2`` taken at its last announcement.
+For two pivots a != b, ``f_ab(x) = |x - c_a|^2 - |x - c_b|^2 = const - 2 x.(c_a - c_b)``, so
 ``|f_ab(x) - f_ab(y)| <= 2 |x - y| |c_a - c_b|``: the rows give the projection of every slot on
 every pivot-pivot direction for Kc numbers a slot. In high dimension that is what separates
 topics (points of a topic differ from its centre in random directions: their projections on
