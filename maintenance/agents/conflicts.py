@@ -198,6 +198,9 @@ def value_differences(a: Facts, b: Facts, *, weak: bool = True) -> list[str]:
     clock times and antonyms always count; bare numbers, weekdays and negation only with
     ``weak``.
     """
+    if not ((a.values and b.values) or (a.polarity and b.polarity)
+            or (weak and (a.negated or b.negated))):
+        return []  # nothing both state (most pairs of a cluster: checked for every pair)
     out: list[str] = []
     for kind in sorted(set(a.values) & set(b.values)):
         if kind in WEAK_KINDS and not weak:
@@ -228,12 +231,13 @@ def conflict(a: str | Facts, b: str | Facts, subject_threshold: float = 0.5,
     """
     fa = a if isinstance(a, Facts) else extract(a)
     fb = b if isinstance(b, Facts) else extract(b)
-    sim = subject_similarity(fa, fb)
-    if same_subject is None:
-        same_subject = sim >= subject_threshold
+    if same_subject is None or near_identical is None:
+        sim = subject_similarity(fa, fb)
+        if same_subject is None:
+            same_subject = sim >= subject_threshold
+        if near_identical is None:
+            near_identical = sim >= strict_threshold
     if not same_subject:
         return None
-    if near_identical is None:
-        near_identical = sim >= strict_threshold
     diffs = value_differences(fa, fb, weak=near_identical)
     return "; ".join(diffs) if diffs else None
