@@ -239,6 +239,27 @@ def test_graph_large_coordinates_use_the_float64_gram():
     assert_same_history(ref, genkt_cluster(X, None, w, d, strategy="graph"))
 
 
+def test_graph_pivots_are_centres_that_keep_a_topic_in_its_cell():
+    """In 384-d a topic's points are farther apart (here cosine ~0.61, distance ~0.88) than
+    R + skin (0.82), so data points as pivots (no Lloyd step) leave most of them in the
+    outlier cell that nothing prunes; centres (cosine ~0.78 to their points) keep them in
+    cells. A regression guard for the first pass's pruning, not a timing."""
+    from memmaint.clustering.genkt import _graph as GR
+
+    rng = np.random.default_rng(3)
+    centres = rng.normal(size=(20, 384))
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    x = centres[rng.integers(0, 20, 2000)] + rng.normal(size=(2000, 384)) * 0.8 / np.sqrt(384)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+
+    def outlier_share(lloyd: int) -> float:
+        C, _T, cell, *_ = GR._cells(x, 20, 0.8 * 1.02, lloyd)
+        return float(np.mean(cell == C.shape[0]))
+
+    assert outlier_share(0) > 0.5
+    assert outlier_share(5) < 0.2  # 0.98 and 0.08 here
+
+
 def test_graph_recut_validity_check_in_high_dimension():
     """labels(R_cut) for p != 0 replays and re-clusters with auto (the graph strategy above
     five dimensions): same answers as with the reference's history."""
