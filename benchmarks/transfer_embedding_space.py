@@ -86,8 +86,8 @@ def main(argv: list[str] | None = None) -> None:
         transfer_pools,
     )
 
-    st_config = EmbeddingConfig(model="sentence-transformers", path=a.st_model)
-    embedder = get_embedder(st_config if a.st_model else None)
+    embedder = get_embedder(
+        EmbeddingConfig(model="sentence-transformers", path=a.st_model) if a.st_model else None)
     data = []
     for seed in seeds:
         for name, pool in transfer_pools(seed=seed):

@@ -61,9 +61,10 @@ def _pivots(x: np.ndarray, kc: int, lloyd: int) -> np.ndarray:
     return np.ascontiguousarray(C)
 
 
-def _cells(x: np.ndarray, kc: int, reach: float, lloyd: int = 5):
-    """Pivots C, rows T (n, Kc), cells (Kc: farther than ``reach`` from every pivot), homes,
-    cell ranges lo/hi, pivot distances cc, eps_t; and x centred with its squared norms."""
+def _cells(x: np.ndarray, kc: int, reach: float, lloyd: int):
+    """Pivots C (``lloyd`` Lloyd steps, see ``_pivots``), rows T (n, Kc), cells (Kc: farther
+    than ``reach`` from every pivot), homes, cell ranges lo/hi, pivot distances cc, eps_t;
+    and x centred with its squared norms."""
     D = x.shape[1]
     C = _pivots(x, kc, lloyd)
     mu = x.mean(0)
