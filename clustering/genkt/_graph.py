@@ -180,6 +180,7 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, tune, max_steps=-1, 
     from threadpoolctl import threadpool_limits
 
     from memmaint.clustering.genkt import _kernels_graph as KG
+    from memmaint.clustering.genkt import _kernels_graph_index as GX
 
     n = x.shape[0]
     R = math.sqrt(R2)
@@ -189,10 +190,22 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, tune, max_steps=-1, 
     with threadpool_limits(limits=threads, user_api="blas"):
         C, T, cell, home, lo, hi, cc, eps_t, xc, nx = _cells(x, kc, R + S,
                                                              int(tune["graph_lloyd"]))
+        # slots in cell order: a cell's scan then reads every per-slot array front to back
+        # (at 100k the slots' state is far larger than the caches); ids stay the inputs'
+        order = np.argsort(cell, kind="stable")
+        for a in (x, xc, T):
+            GX.permute_rows(a, order)
+        if use_cos:
+            GX.permute_rows(e, order)
+        else:  # never read, and the merges need not average it
+            e = np.zeros((n, 0))
+        w, cell, home, nx = w[order], cell[order], home[order], nx[order]
         plo, phi, rho = _first_pass(xc, nx, T, cell, home, lo, hi, cc, eps_t, R, S,
                                     int(tune["graph_k"]), int(tune["graph_tile"]))
+        del xc
     itune = np.array([tune["graph_refill"], tune["graph_pivots"], tune["graph_exc"],
                       tune["graph_walk"]], dtype=np.int64)
-    return KG.graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, plo, phi, rho, C, T,
-                            cell, home, lo, hi, cc, eps_t, S, tune["graph_gap"] * R, itune,
-                            max_steps, np.zeros(4, dtype=np.int64) if stats is None else stats)
+    return KG.graph_cluster(x, e, w, order, twop, R2, cos_cut, use_cos, wta, plo, phi, rho,
+                            C, T, cell, home, lo, hi, cc, eps_t, S, tune["graph_gap"] * R,
+                            itune, max_steps,
+                            np.zeros(4, dtype=np.int64) if stats is None else stats)

@@ -393,10 +393,12 @@ def _turn(s, delta, twop, I, F, GI, GF, EI, EF, st, stk, buf, tch, nt, scl):
 
 
 @kernel
-def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0, C, T, cell0,
-                  home0, lo, hi, cc, eps_t, skin, gap, itune, max_steps, stats):
+def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0, C, T,
+                  cell0, home0, lo, hi, cc, eps_t, skin, gap, itune, max_steps, stats):
     """Run the clustering with the graph strategy (x and e are overwritten: slot storage;
-    T, lo and hi too). ``plo``/``phi``: the first pass's candidate pairs, ``rho0`` its
+    T, lo and hi too). Slot s holds input ``oid[s]`` (the ids the history and every tie use;
+    slot order is only where things lie in memory). ``plo``/``phi``: the first pass's
+    candidate pairs (slots), ``rho0`` its
     promises; C (Kc, D) the pivots, T (n, Kc) every input's squared distances to them,
     ``cell0`` its cell (Kc: the outlier cell), ``home0`` its nearest pivot, lo/hi (Kc, Kc)
     the cells' ranges, cc the pivot distances, eps_t a
@@ -419,7 +421,7 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0, C, T
     GF = np.zeros((n, N_GFCOLS))
     chead = np.full(C.shape[0] + 1, -1, dtype=np.int64)
     for s in range(n):
-        I[s, OID] = s
+        I[s, OID] = oid[s]
         I[s, ALIVE] = 1
         F[s, W] = w[s]
         F[s, WP] = wpow(w[s], twop)
@@ -431,6 +433,7 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0, C, T
         GF[s, GA] = 1.0
         GF[s, GRHO] = rho0[s]
         GI[s, HOME] = home0[s]
+    for s in range(n - 1, -1, -1):  # each cell's list in slot order: scans run through memory
         cell_link(GI, chead, s, cell0[s])
     ev = (e, np.zeros((n, E), dtype=np.int8), np.zeros(n))
     for s in range(n if use_cos else 0):

@@ -316,6 +316,26 @@ def refill(j, x, R, S, scl, gap, B, C, T, lo, hi, cc, eps_t, chead, I, F, GI, GF
 # ---------------------------------------------------------------- the first pass
 
 @kernel
+def permute_rows(a, order):
+    """a[i] = (a before)[order[i]] for every row i, in place (one row of extra memory)."""
+    n = a.shape[0]
+    done = np.zeros(n, dtype=np.bool_)
+    row = np.empty(a.shape[1], dtype=a.dtype)
+    for start in range(n):
+        if done[start]:
+            continue
+        row[:] = a[start]
+        i = start
+        while True:
+            done[i] = True
+            j = order[i]
+            if j == start:
+                a[i] = row
+                break
+            a[i] = a[j]
+            i = j
+
+@kernel
 def _hpush(hv, hid, hc, thr, kk, i, v, j):
     """Offer candidate j at approximate dist2 v to row i's max-heap of the kk smallest."""
     c = hc[i]
