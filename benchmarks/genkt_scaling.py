@@ -246,10 +246,10 @@ EMB_R = 0.8  # cosine >= 1 - R^2 / 2 = 0.68 between unit vectors
 EMB_SPREADS = ((0.6, 1.2), (0.3, 0.7))
 
 
-def run_embedding(n, method, spread=(0.6, 1.2)):
+def run_embedding(n, method, spread=(0.6, 1.2), seed=0):
     """Child process: one method on the 384-d unit embeddings of size n; one result row."""
     sys.path.insert(0, ROOT)
-    _, E, _ = make_pool(n, 384, spread=tuple(spread))
+    _, E, _ = make_pool(n, 384, seed=seed, spread=tuple(spread))
     E = np.ascontiguousarray(E)
     if method.startswith("genkt"):
         from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
@@ -278,7 +278,7 @@ def run_embedding(n, method, spread=(0.6, 1.2)):
     lab = np.asarray(lab)
     noise = int((lab < 0).sum())
     sizes = np.bincount(lab[lab >= 0]) if (lab >= 0).any() else np.zeros(0, dtype=int)
-    return {"n": n, "method": method, "cpu": cpu, "wall": wall,
+    return {"n": n, "method": method, "seed": seed, "cpu": cpu, "wall": wall,
             "clusters": int((sizes > 0).sum()) + noise, "noise": noise,
             "largest": int(sizes.max(initial=1)), "peak_rss_mb": peak,
             "rss_growth_mb": max(peak - base, 0.0)}
@@ -318,6 +318,26 @@ def embedding_rows(sizes, nn_max_n, average_max_n, hdbscan_max_n, spread):
     return rows
 
 
+def seed_rows(n, seeds, spread):
+    """GenKT's graph strategy at size n on other pools from the same generator (seeds)."""
+    print(f"\n# genkt-graph at N = {n:,} on more pools of the same generator (make_pool "
+          f"seeds), topics with spread {spread} (load average {os.getloadavg()[0]:.1f})",
+          flush=True)
+    print("| seed | CPU s (wall) | clusters (singletons incl.) | largest cluster | "
+          "peak RSS MB (growth during the call) |")
+    print("|---:|---:|---:|---:|---:|")
+    rows = []
+    for seed in seeds:
+        r = child({"n": n, "method": "genkt-graph", "spread": list(spread), "seed": seed},
+                  "--emb-one")
+        r["spread"] = list(spread)
+        print(f"| {seed} | {r['cpu']:.2f} ({r['wall']:.2f}) | {r['clusters']:,} | "
+              f"{r['largest']:,} | {r['peak_rss_mb']:.0f} ({r['rss_growth_mb']:.0f}) |",
+              flush=True)
+        rows.append(r)
+    return rows
+
+
 def child(job, flag):
     out = subprocess.run([sys.executable, os.path.abspath(__file__), flag, json.dumps(job)],
                          capture_output=True, text=True, check=True).stdout
@@ -347,6 +367,9 @@ def main(argv=None):
                     help="sizes of the 384-d unit-embedding table ('' for none)")
     ap.add_argument("--emb-100k", action="store_true", help="add 100k to the embedding table")
     ap.add_argument("--emb-only", action="store_true", help="only the embedding table")
+    ap.add_argument("--emb-seeds", default="",
+                    help="more make_pool seeds for GenKT's graph row at the largest "
+                         "embedding size, on the first spread (e.g. '1,2,3,4')")
     ap.add_argument("--emb-spreads", default=";".join(f"{a},{b}" for a, b in EMB_SPREADS),
                     help="topic spread ranges of the embedding table, 'lo,hi;lo,hi'")
     ap.add_argument("--emb-nn-max-n", type=int, default=2000,
@@ -396,6 +419,10 @@ def main(argv=None):
             spread = tuple(float(v) for v in part.split(","))
             rows.extend(embedding_rows(emb, a.emb_nn_max_n, a.average_max_n, a.hdbscan_max_n,
                                        spread))
+        seeds = [int(s) for s in a.emb_seeds.split(",") if s]
+        if seeds:
+            spread = tuple(float(v) for v in a.emb_spreads.split(";")[0].split(","))
+            rows.extend(seed_rows(max(emb), seeds, spread))
     print(f"# done (load average {os.getloadavg()[0]:.1f})")
     if a.json:
         with open(a.json, "w") as fh:

@@ -225,6 +225,19 @@ def test_graph_counts_show_every_stage_was_used():
     np.testing.assert_array_equal(np.stack([out[0], out[1]], axis=1), ref.merged_pairs)
 
 
+def test_graph_permute_rows_in_place_matches_fancy_indexing():
+    """The slots go into cell order in place (no second copy of the inputs); every cycle of
+    the permutation, fixed points and one long cycle included."""
+    from memmaint.clustering.genkt._kernels_graph_index import permute_rows
+
+    rng = np.random.default_rng(2)
+    for order in (rng.permutation(97), np.arange(10), np.roll(np.arange(50), 1)):
+        a = rng.normal(size=(order.size, 5))
+        want = a[order]
+        permute_rows(a, order.astype(np.int64))
+        np.testing.assert_array_equal(a, want)
+
+
 def test_graph_large_coordinates_use_the_float64_gram():
     """Tight groups far apart (norms 1e4 times R, even about the mean): float32 Gram tiles
     could not bound the distances well, the first pass switches to float64; same history.

@@ -17,6 +17,11 @@ background points farther than R + skin from every pivot are kept out of the cel
 which they would make useless, and meet only the cells they may reach); the others are
 computed in full: in high dimension a topic's points are all about equally far from each
 other, and nothing exact can avoid looking at each such pair once.
+
+The loop keeps its slots in cell order (input ids are kept for the history and every tie):
+refills and announcements scan whole cells, and at 100k the slots' state is far larger than
+the caches, so a scan that reads it front to back rather than at random is what keeps them
+cheap (the loop 45-57 s -> 25 s at 100k on one pool, the same history).
 """
 
 from __future__ import annotations
