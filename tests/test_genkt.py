@@ -349,6 +349,20 @@ def test_every_kernel_is_disk_cached_and_stamped_with_all_kernel_files():
         assert stamp.read_text() == K.sources_digest()
 
 
+def test_the_graph_strategy_path_refreshes_the_kernel_cache_too():
+    """The stamp check runs when ``_kernels`` is imported; the graph strategy's driver must
+    bring it in, or an upgrade that changes only a callee's file would run stale code
+    inlined into ``graph_cluster`` (numba checks each function's own file only)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import memmaint.clustering.genkt._graph; "
+            "print('memmaint.clustering.genkt._kernels' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "True"
+
+
 def test_a_change_to_any_kernel_file_drops_every_kernel_cache(tmp_path):
     from memmaint.clustering.genkt import _kernels as K
 

@@ -30,6 +30,11 @@ import math
 
 import numpy as np
 
+# (imported for its side effect: it drops the kernels' disk cache when any kernel file
+# changed, which numba's per-file check misses for kernels inlined into graph_cluster;
+# the graph strategy's path does not otherwise import it)
+from memmaint.clustering.genkt import _kernels  # noqa: F401
+
 U64 = 2.0**-53
 U32 = 2.0**-24
 
