@@ -192,3 +192,32 @@ def test_closed_store_refuses_calls(tmp_path):
     store.close()  # idempotent
     with pytest.raises(Exception, match="closed"):
         store.count_memories()
+
+
+def test_a_bulk_vector_lookup_reads_the_file_ahead(tmp_path, caplog, monkeypatch):
+    """Looking up many cached vectors first reads the file in order (the rows lie in hash
+    order, i.e. at random, so a cold lookup would seek per page); the answers are the same
+    as without it, and small lookups or oversized files are left alone."""
+    import logging
+
+    import numpy as np
+
+    monkeypatch.setattr(sqlite_store, "PREFETCH_MIN_ROWS", 50)
+    path = tmp_path / "s.db"
+    vectors = {f"{i:064x}": np.full(8, i, dtype=np.float32) for i in range(60)}
+    with SQLiteStore(path) as store:
+        store.put_embeddings("m", vectors)
+        with caplog.at_level(logging.DEBUG, logger="memmaint.maintenance.store.sqlite"):
+            got = store.get_embeddings("m", list(vectors) + ["missing"])
+            assert "read " in caplog.text and "ahead" in caplog.text
+            caplog.clear()
+            small = store.get_embeddings("m", list(vectors)[:10])
+            assert "ahead" not in caplog.text
+    assert sorted(got) == sorted(vectors)
+    for h, v in vectors.items():
+        np.testing.assert_array_equal(got[h], v)
+    assert all(np.array_equal(small[h], vectors[h]) for h in small) and len(small) == 10
+    size = path.stat().st_size
+    assert sqlite_store.prefetch_file(path, size) == size
+    assert sqlite_store.prefetch_file(path, size - 1) == 0  # larger than allowed: not read
+    assert sqlite_store.prefetch_file(tmp_path / "gone.db", 10**9) == 0  # never raises

@@ -136,6 +136,9 @@ class SQLStore(Generic[TxT]):
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         raise NotImplementedError
 
+    def _before_bulk_read(self, rows: int) -> None:
+        """A hint that ``rows`` cached vectors are about to be read (default: nothing)."""
+
     def _write(self) -> AbstractContextManager[Any]:
         """One atomic write: a transaction, or a savepoint inside an open one."""
         raise NotImplementedError
@@ -329,7 +332,9 @@ class SQLStore(Generic[TxT]):
         """Cached float32 vectors for these content hashes (missing ones are absent)."""
         d = self.dialect
         out: dict[str, np.ndarray] = {}
-        for clause, params in d.in_batches("content_hash", list(dict.fromkeys(hashes))):
+        wanted = list(dict.fromkeys(hashes))
+        self._before_bulk_read(len(wanted))
+        for clause, params in d.in_batches("content_hash", wanted):
             for h, dim, value in self._read(
                     f"SELECT content_hash, dim, vector FROM embeddings WHERE model_id = "
                     f"{d.param} AND {clause}", [model_id, *params]):

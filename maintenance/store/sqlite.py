@@ -62,6 +62,41 @@ from memmaint.maintenance.store.base import Event
 
 logger = logging.getLogger(__name__)
 
+#: a lookup of at least this many cached vectors first reads the file front to back ...
+PREFETCH_MIN_ROWS = 2048
+#: ... when the file holds at most this many bytes per vector looked up
+PREFETCH_MAX_BYTES_PER_ROW = 64 * 1024
+
+
+def prefetch_file(path: str | os.PathLike[str], max_bytes: int) -> int:
+    """Read a file front to back (into the OS page cache) if it is at most ``max_bytes``
+    long; returns the bytes read (0: too large or unreadable; never raises).
+
+    The embedding cache is keyed by content hash, so its rows lie in the file in hash
+    order, which is random: looking up most of them visits the pages in random order, and
+    after the file has left the page cache (a nightly job, a day idle) each page is a disk
+    seek. On the development VM that was 27 s of a 140 s nightly run at 100k memories
+    against about 2.5 s to read the whole 585 MB file in order (234 MB/s sequential, 2,400
+    random 4 kB reads a second); when the file is cached, the read costs a memory copy.
+    """
+    try:
+        with open(path, "rb", buffering=0) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > max_bytes:
+                return 0
+            if hasattr(os, "posix_fadvise"):
+                os.posix_fadvise(fh.fileno(), 0, 0, os.POSIX_FADV_SEQUENTIAL)
+            buf = bytearray(8 << 20)
+            done = 0
+            while True:
+                got = fh.readinto(buf)
+                if not got:
+                    return done
+                done += got
+    except OSError as exc:
+        logger.debug("could not read %s ahead: %s", path, exc)
+        return 0
+
 #: Forward migrations: ``MIGRATIONS[k]`` takes a file from schema version ``k`` to ``k + 1``.
 #: Append new steps; never edit a released one.
 MIGRATIONS: list[tuple[str, ...]] = [
@@ -306,6 +341,15 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
             return self._schema_version()
 
     # -- low-level helpers ------------------------------------------------------------------
+    def _before_bulk_read(self, rows: int) -> None:
+        """Read the file ahead of a lookup of many cached vectors (see ``prefetch_file``)."""
+        if self.path is None or rows < PREFETCH_MIN_ROWS:
+            return
+        done = prefetch_file(self.path, rows * PREFETCH_MAX_BYTES_PER_ROW)
+        if done:
+            logger.debug("read %s ahead (%.0f MB) for %d cached vectors", self.url,
+                         done / 1e6, rows)
+
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._mutex:
             self._check_open()
