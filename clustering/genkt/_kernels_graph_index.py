@@ -335,6 +335,7 @@ def permute_rows(a, order):
             a[i] = a[j]
             i = j
 
+
 @kernel
 def _hpush(hv, hid, hc, thr, kk, i, v, j):
     """Offer candidate j at approximate dist2 v to row i's max-heap of the kk smallest."""
