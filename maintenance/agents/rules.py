@@ -400,7 +400,11 @@ def _supersede_by_outcome(mems: list[Memory], sims: np.ndarray, prior: OutcomePr
 
 def _conflict(i: int, j: int, facts: list[Facts], sims: np.ndarray,
               cfg: AgentsConfig) -> str | None:
-    jac = subject_similarity(facts[i], facts[j])
+    a, b = facts[i], facts[j]
+    if not ((a.values and b.values) or (a.polarity and b.polarity) or a.negated
+            or b.negated):
+        return None  # nothing both state, whatever the subjects (``value_differences``)
+    jac = subject_similarity(a, b)
     near = bool(sims[i, j] >= cfg.conflict_cosine)
     return conflict(facts[i], facts[j], same_subject=jac >= cfg.conflict_subject_threshold
                     or near, near_identical=jac >= cfg.conflict_strict_threshold or near)
