@@ -222,22 +222,3 @@ def test_a_bulk_vector_lookup_reads_the_file_ahead(tmp_path, caplog, monkeypatch
     assert sqlite_store.prefetch_file(path, size - 1) == 0  # larger than allowed: not read
     assert sqlite_store.prefetch_file(tmp_path / "gone.db", 10**9) == 0  # never raises
 
-
-def test_a_long_memory_listing_reads_the_file_ahead_once(tmp_path, caplog, monkeypatch):
-    """Reading more than one page of memories gives the store the count as a hint (the
-    file is read ahead once, at the first page); a short listing does not."""
-    import logging
-
-    from memmaint.maintenance.store._dialect import PAGE
-
-    monkeypatch.setattr(sqlite_store, "PREFETCH_MIN_ROWS", PAGE)
-    with SQLiteStore(tmp_path / "s.db") as store:
-        store.add_memories([mem(f"m{i:05d}", f"text {i}") for i in range(PAGE + 5)])
-        with caplog.at_level(logging.DEBUG, logger="memmaint.maintenance.store.sqlite"):
-            got = list(store.iter_memories())
-            assert caplog.text.count("ahead") == 1
-            assert f"for {PAGE + 5} rows" in caplog.text
-            caplog.clear()
-            few = list(store.iter_memories("nobody"))
-            assert "ahead" not in caplog.text
-    assert len(got) == PAGE + 5 and len({m.id for m in got}) == PAGE + 5 and few == []

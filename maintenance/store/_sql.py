@@ -137,8 +137,7 @@ class SQLStore(Generic[TxT]):
         raise NotImplementedError
 
     def _before_bulk_read(self, rows: int) -> None:
-        """A hint that ``rows`` memories or cached vectors are about to be read (default:
-        nothing)."""
+        """A hint that ``rows`` cached vectors are about to be read (default: nothing)."""
 
     def _write(self) -> AbstractContextManager[Any]:
         """One atomic write: a transaction, or a savepoint inside an open one."""
@@ -269,8 +268,6 @@ class SQLStore(Generic[TxT]):
             rows = self._read(
                 f"{SELECT_MEMORY} WHERE {where}{key_sql} "
                 f"ORDER BY namespace, created_at, id LIMIT {PAGE}", [*params, *(after or [])])
-            if after is None and len(rows) == PAGE:  # a long read: say how long
-                self._before_bulk_read(self.count_memories(namespace, statuses))
             for row in rows:
                 yield d.row_memory(row)
             if len(rows) < PAGE:

@@ -78,10 +78,11 @@ def prefetch_file(path: str | os.PathLike[str], max_bytes: int) -> int:
     The embedding cache is keyed by content hash, so its rows lie in the file in hash
     order, which is random: looking up most of them visits the pages in random order, and
     after the file has left the page cache (a nightly job, a day idle) each page is a disk
-    seek (reading every memory in (namespace, created_at, id) order goes through an index
-    and meets the same, less so). On the development VM that was 27 s of a 140 s nightly run at 100k memories
-    against about 2.5 s to read the whole 585 MB file in order (234 MB/s sequential, 2,400
+    seek. On the development VM that was 27 s of a 140 s nightly run at 100k memories
+    against 2.5-6 s to read the whole 585 MB file in order (234 MB/s sequential, 2,400
     random 4 kB reads a second); when the file is cached, the read costs a memory copy.
+    (Listing memories reads rows in about the order they were written: no read-ahead
+    there, it would cost more than it saves.)
     """
     try:
         with open(path, "rb", buffering=0) as fh:
@@ -346,8 +347,7 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
 
     # -- low-level helpers ------------------------------------------------------------------
     def _before_bulk_read(self, rows: int) -> None:
-        """Read the file ahead of reading many memories or cached vectors (see
-        ``prefetch_file``)."""
+        """Read the file ahead of a lookup of many cached vectors (see ``prefetch_file``)."""
         if self.path is None or rows < PREFETCH_MIN_ROWS:
             return
         done = prefetch_file(self.path, rows * PREFETCH_MAX_BYTES_PER_ROW)
