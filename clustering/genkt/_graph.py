@@ -117,7 +117,9 @@ def _outlier_reach(T, home, lo, hi, cc, eps_t, idx, r):
 
 
 def _first_pass(xc, nx, T, cell, home, lo, hi, cc, eps_t, R, S, k, tile):
-    """Candidate pairs (lo, hi) and promises rho from blocked Gram tiles."""
+    """Candidate pairs (lo, hi) and promises rho from blocked Gram tiles. The inputs come in
+    cell order (``cell`` sorted, as ``graph_cluster`` puts the slots): each cell is one run
+    of rows."""
     from memmaint.clustering.genkt import _kernels_graph_index as GX
 
     n, D = xc.shape
@@ -126,9 +128,8 @@ def _first_pass(xc, nx, T, cell, home, lo, hi, cc, eps_t, R, S, k, tile):
     if 4.0 * (D + 4) * U32 * maxn2 > (R + S) ** 2:
         dtype, u = np.float64, U64
     err = 4.0 * (D + 4) * u * maxn2 + 8.0 * (D + 4) * U64 * maxn2 + 1e-300
-    perm = np.argsort(cell, kind="stable")
-    Xg = np.ascontiguousarray(xc[perm], dtype=dtype)
-    nrm = np.ascontiguousarray(nx[perm])
+    Xg = np.ascontiguousarray(xc, dtype=dtype)
+    nrm = np.ascontiguousarray(nx)
     kk = k + 1
     hv = np.zeros((n, kk))
     hid = np.zeros((n, kk), dtype=np.int64)
@@ -137,7 +138,7 @@ def _first_pass(xc, nx, T, cell, home, lo, hi, cc, eps_t, R, S, k, tile):
     thr = np.full(n, thr0)
     m32 = 64.0 * U32 * (maxn2 + thr0) + 1e-30  # the float32 screening's rounding
     K = cc.shape[0]
-    bounds = np.searchsorted(cell[perm], np.arange(K + 2))
+    bounds = np.searchsorted(cell, np.arange(K + 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         gap = -(hi + hi.T) - 4.0 * eps_t
         far = gap / (2.0 * cc * (1.0 + 1e-9)) * (1.0 - 1e-9) >= (R + S) * (1.0 + 1e-9)
@@ -168,8 +169,7 @@ def _first_pass(xc, nx, T, cell, home, lo, hi, cc, eps_t, R, S, k, tile):
                 block(r0, min(r0 + tile, ea), cols_all[c0:c0 + tile], False)
     so, eo = bounds[K], bounds[K + 1]
     if eo > so:  # outliers with the cells they may reach, a chunk at a time
-        out = perm[so:eo]
-        reach = _outlier_reach(T, home, lo, hi, cc, eps_t, out, R + S)
+        reach = _outlier_reach(T, home, lo, hi, cc, eps_t, np.arange(so, eo), R + S)
         chunk = max(64, tile // 4)
         for r0 in range(0, eo - so, chunk):
             cells = np.flatnonzero(reach[r0:r0 + chunk].any(0))
@@ -180,7 +180,7 @@ def _first_pass(xc, nx, T, cell, home, lo, hi, cc, eps_t, R, S, k, tile):
             for c0 in range(0, cols_all.size, tile):
                 block(so + r0, min(so + r0 + chunk, eo), cols_all[c0:c0 + tile], False)
     rho = np.empty(n)
-    plo, phi = GX.lists_finish(hv, hid, hc, kk, perm, err, S, R, rho)
+    plo, phi = GX.lists_finish(hv, hid, hc, kk, err, S, R, rho)
     return plo, phi, rho
 
 

@@ -415,10 +415,10 @@ def tile_update(G, rows, cols, diag, nrm, hv, hid, hc, thr, kk, m32):
 
 
 @kernel
-def lists_finish(hv, hid, hc, kk, perm, err, S, R, rho):
+def lists_finish(hv, hid, hc, kk, err, S, R, rho):
     """Each row's list (all heap entries but the largest when the heap is full) as pairs of
-    input indices (lo, hi), and each row's promise rho: every input off its list is at
-    least rho + S away (R: the list holds everything within R + S)."""
+    rows (lo, hi), and each row's promise rho: every row off its list is at least rho + S
+    away (R: the list holds everything within R + S)."""
     n = hv.shape[0]
     tot = 0
     for i in range(n):
@@ -426,17 +426,16 @@ def lists_finish(hv, hid, hc, kk, perm, err, S, R, rho):
     keys = np.empty(tot, dtype=np.int64)
     m = 0
     for i in range(n):
-        gi = perm[i]
         full = hc[i] == kk
         for a in range(1 if full else 0, hc[i]):
-            gj = perm[hid[i, a]]
-            keys[m] = min(gi, gj) * n + max(gi, gj)
+            j = hid[i, a]
+            keys[m] = min(i, j) * n + max(i, j)
             m += 1
         if full:
             r = math.sqrt(max(hv[i, 0] - err, 0.0)) * (1.0 - REL) - S
-            rho[gi] = min(R, r)
+            rho[i] = min(R, r)
         else:
-            rho[gi] = R
+            rho[i] = R
     keys.sort()
     u = 0
     for a in range(tot):
