@@ -190,6 +190,14 @@ def subject_similarity(a: Facts, b: Facts) -> float:
 WEAK_KINDS = frozenset({"number", "weekday"})
 
 
+def may_differ(a: Facts, b: Facts, *, weak: bool = True) -> bool:
+    """Whether :func:`value_differences` can find anything: both texts state values, or
+    polarities, or (with ``weak``) either negates something. Most pairs of a cluster state
+    nothing in common, and this is the cheap test that rules them out."""
+    return bool((a.values and b.values) or (a.polarity and b.polarity)
+                or (weak and (a.negated or b.negated)))
+
+
 def value_differences(a: Facts, b: Facts, *, weak: bool = True) -> list[str]:
     """Readable differences between two texts' values (empty when nothing disagrees).
 
@@ -198,9 +206,8 @@ def value_differences(a: Facts, b: Facts, *, weak: bool = True) -> list[str]:
     clock times and antonyms always count; bare numbers, weekdays and negation only with
     ``weak``.
     """
-    if not ((a.values and b.values) or (a.polarity and b.polarity)
-            or (weak and (a.negated or b.negated))):
-        return []  # nothing both state (most pairs of a cluster: checked for every pair)
+    if not may_differ(a, b, weak=weak):
+        return []
     out: list[str] = []
     for kind in sorted(set(a.values) & set(b.values)):
         if kind in WEAK_KINDS and not weak:

@@ -56,6 +56,7 @@ from memmaint.maintenance.agents.conflicts import (
     Facts,
     conflict,
     extract,
+    may_differ,
     subject_similarity,
     value_differences,
 )
@@ -401,13 +402,12 @@ def _supersede_by_outcome(mems: list[Memory], sims: np.ndarray, prior: OutcomePr
 def _conflict(i: int, j: int, facts: list[Facts], sims: np.ndarray,
               cfg: AgentsConfig) -> str | None:
     a, b = facts[i], facts[j]
-    if not ((a.values and b.values) or (a.polarity and b.polarity) or a.negated
-            or b.negated):
-        return None  # nothing both state, whatever the subjects (``value_differences``)
+    if not may_differ(a, b):  # no conflict whatever the subjects: skip their similarity
+        return None
     jac = subject_similarity(a, b)
     near = bool(sims[i, j] >= cfg.conflict_cosine)
-    return conflict(facts[i], facts[j], same_subject=jac >= cfg.conflict_subject_threshold
-                    or near, near_identical=jac >= cfg.conflict_strict_threshold or near)
+    return conflict(a, b, same_subject=jac >= cfg.conflict_subject_threshold or near,
+                    near_identical=jac >= cfg.conflict_strict_threshold or near)
 
 
 def _merge_group(seed: int, live: Sequence[int], taken: set[int], mems: list[Memory],
