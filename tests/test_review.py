@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.core.urls import store_fingerprint
 from memmaint.maintenance.plan.model import Keep, Merge, check_plan
 from memmaint.maintenance.review.html import render_review
 from memmaint.maintenance.review.planfile import (
@@ -59,8 +60,10 @@ def planned(cli, tmp_path):
 def test_plan_file_has_header_actions_and_texts(planned):
     db, _cfg, plan = planned
     data = json.loads(plan.read_text(encoding="utf-8"))
-    assert data["format"] == "memmaint-plan-file" and data["version"] == 1
+    assert data["format"] == "memmaint-plan-file" and data["version"] == 2
     assert data["store"] == str(db) and data["config_hash"] and data["created_at"]
+    assert data["store_fingerprint"] == store_fingerprint(str(db))
+    assert set(data["digests"]) == {k for k, _c, _a in changing_actions(PlanFile.load(plan).plan)}
     pf = PlanFile.load(plan)
     acts = changing_actions(pf.plan)
     assert len(acts) >= 5 and {a.type for _k, _c, a in acts} == {"merge", "evict"}
@@ -92,9 +95,7 @@ def test_apply_exactly_approved_then_undo_restores_everything(cli, planned, tmp_
     acts = changing_actions(pf.plan)
     rejected = acts[0]
     decisions = tmp_path / "decisions.json"
-    decisions.write_text(json.dumps({"plan_id": pf.plan_id,
-                                     "approved": [k for k, _c, _a in acts[1:]],
-                                     "rejected": [rejected[0]]}), encoding="utf-8")
+    Decisions.of(pf, [k for k, _c, _a in acts[1:]], [rejected[0]]).write(decisions)
     before = snapshot(db)
     res = cli("apply", plan, "--decisions", decisions, "--db", db)
     assert res.exit_code == 0, res.output
@@ -133,13 +134,14 @@ def test_stale_memory_is_skipped_with_a_message_and_the_rest_applies(cli, planne
     res = cli("apply", plan, "--db", db)
     assert res.exit_code == 0, res.output
     assert f"skipped {stale_key}: changed since planning: {victim} is at version 2" in res.output
-    # the whole cluster waits (its other actions too): never half-applied
-    stale = [(k, a) for k, c, a in acts if c.key == _c.key]
-    assert f"{len(stale)} skipped as stale" in res.stdout
+    # staleness is judged per action: only the actions touching the edited memory wait
+    stale = [k for k, _c2, a in acts if victim in a.subjects or victim in a.targets]
+    assert stale == [stale_key]
+    assert "1 skipped as stale" in res.stdout
     after = snapshot(db)
-    assert all(after[m] == before[m] for _k, a in stale for m in a.subjects)
-    for _k, c, action in acts:
-        if c.key == _c.key:
+    assert all(after[m] == before[m] for m in stale_action.subjects)
+    for key, _c2, action in acts:
+        if key == stale_key:
             continue
         want = "merged" if isinstance(action, Merge) else "evicted"
         assert all(after[m]["status"] == want for m in action.subjects)
@@ -154,7 +156,8 @@ def test_terminal_review_writes_decisions(cli, planned, tmp_path):
     assert res.exit_code == 0, res.output
     assert "answer y, n, a or q" in res.output and "</script>" in res.output  # shown, inert
     got = json.loads(out.read_text(encoding="utf-8"))
-    assert got == {"plan_id": pf.plan_id, "approved": [keys[1]], "rejected": [keys[0]]}
+    assert got == {"plan_id": pf.plan_id, "approved": [keys[1]], "rejected": [keys[0]],
+                   "digests": {k: pf.digests[k] for k in keys[:2]}}
     res = cli("review", plan, "--terminal", "--decisions", out, input="n\na\n")
     got = json.loads(out.read_text(encoding="utf-8"))
     assert got["rejected"] == [keys[0]] and got["approved"] == keys[1:]

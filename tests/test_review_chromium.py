@@ -103,7 +103,8 @@ def test_review_in_chromium_then_apply_exactly_the_approved(cli, planned, browse
         time.sleep(0.1)
     decisions = json.loads(out.read_text(encoding="utf-8"))
     assert decisions == {"plan_id": pf.plan_id, "rejected": [rejected_key],
-                         "approved": [k for k, _c, _a in acts if k != rejected_key]}
+                         "approved": [k for k, _c, _a in acts if k != rejected_key],
+                         "digests": dict(pf.digests)}  # every decided action, as reviewed
 
     before = snapshot(db)
     res = cli("apply", plan, "--decisions", out, "--db", db)

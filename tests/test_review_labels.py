@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_review import planned  # noqa: F401 - the fixture
 
 from memmaint.maintenance.core.errors import InputError
-from memmaint.maintenance.review.planfile import PlanFile, changing_actions
+from memmaint.maintenance.review.planfile import Decisions, PlanFile, changing_actions
 from memmaint.optimize.review_labels import labels_pool
 
 
@@ -21,9 +20,7 @@ def decide(cli, planned, tmp_path):  # noqa: F811 - pytest fixture passed in
     pf = PlanFile.load(plan)
     acts = changing_actions(pf.plan)
     decisions = tmp_path / "decisions.json"
-    decisions.write_text(json.dumps({"plan_id": pf.plan_id,
-                                     "approved": [k for k, _c, _a in acts[1:]],
-                                     "rejected": [acts[0][0]]}), encoding="utf-8")
+    Decisions.of(pf, [k for k, _c, _a in acts[1:]], [acts[0][0]]).write(decisions)
     assert cli("apply", plan, "--decisions", decisions, "--db", db).exit_code == 0
     return db, acts
 

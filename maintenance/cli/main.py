@@ -6,7 +6,8 @@ runs. Every command reports user errors as one line on stderr:
 
 exit 0 success, 1 runtime failure, 2 usage/config/input error (nothing written), 3 another
 run holds the lock, 4 the run was skipped (too few new memories), 5 the run finished and is
-recorded (its changes applied), but an output file could not be written.
+recorded (its changes applied), but an output file could not be written, 6 a reviewed plan
+whose every approved action is stale (nothing written, no run recorded).
 """
 
 from __future__ import annotations
@@ -23,10 +24,16 @@ from typing import Any
 
 import click
 
-from memmaint.maintenance.core.errors import LockHeldError, MemmaintError, UserError
+from memmaint.maintenance.core.errors import (
+    LockHeldError,
+    MemmaintError,
+    StalePlanError,
+    UserError,
+)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_LOCKED, EXIT_SKIPPED = 0, 1, 2, 3, 4
 EXIT_OUTPUT = 5
+EXIT_STALE = 6
 
 
 class OutputError(MemmaintError):
@@ -116,6 +123,9 @@ class LazyGroup(click.Group):
         except LockHeldError as exc:
             click.echo(f"memmaint: {exc}", err=True)
             ctx.exit(EXIT_LOCKED)
+        except StalePlanError as exc:
+            click.echo(f"memmaint: error: {exc}", err=True)
+            ctx.exit(EXIT_STALE)
         except UserError as exc:
             recorded = getattr(exc, "recorded_run", None)
             if recorded:  # raised after the run wrote to the store: a recorded failure
@@ -250,7 +260,8 @@ def main(verbose: int, quiet: bool) -> None:
 
     Exit codes: 0 success, 1 runtime failure, 2 usage/config/input error (nothing
     written), 3 another run holds the store's lock, 4 run skipped (too few new memories),
-    5 the run is applied and recorded but an output file could not be written.
+    5 the run is applied and recorded but an output file could not be written, 6 every
+    approved action of a reviewed plan is stale (nothing written).
     """
     setup_logging(verbose, quiet)
 

@@ -12,8 +12,14 @@ from pathlib import Path
 
 import click
 
-from memmaint.maintenance.cli.main import EXIT_SKIPPED, check_output, open_existing
+from memmaint.maintenance.cli.main import (
+    EXIT_SKIPPED,
+    OutputError,
+    check_output,
+    open_existing,
+)
 from memmaint.maintenance.core.errors import UserError
+from memmaint.maintenance.core.text import for_terminal
 
 
 @click.command("plan")
@@ -106,8 +112,10 @@ def review_cmd(plan_path: str, output: str | None, terminal: bool,
 def apply_cmd(plan_path: str, db: str, decisions_path: str | None,
               labels_path: str | None) -> None:
     """Apply exactly the approved actions of a plan file, in one transaction, as a run
-    (`memmaint runs` lists it, `memmaint undo RUN_ID` reverses it). An action whose
-    memories changed since the plan was made is skipped and reported."""
+    (`memmaint runs` lists it, `memmaint undo RUN_ID` reverses it). Refuses, writing
+    nothing, a plan made for another store, a plan file or decisions changed after review;
+    an action whose memories changed since the plan was made is skipped and reported
+    (exit 6 when every approved action is)."""
     from memmaint.maintenance.review import apply as reviewed
     from memmaint.maintenance.review.planfile import Decisions, PlanFile
     from memmaint.maintenance.review.queue import PENDING, PREFIX
@@ -129,9 +137,13 @@ def apply_cmd(plan_path: str, db: str, decisions_path: str | None,
     finally:
         store.close()
     for line in result.lines():
-        click.echo(line)
+        click.echo(for_terminal(line))
     if decisions is not None and labels is not None:
-        reviewed.write_labels(labels, reviewed.review_labels(pf, decisions, result.run_id))
+        try:
+            reviewed.write_labels(labels, reviewed.review_labels(pf, decisions, result.run_id))
+        except UserError as exc:  # the run is committed: exit 5 like `run`, never 2
+            raise OutputError(f"run {result.run_id} is applied and recorded, but {exc}") \
+                from None
 
 
 @click.command("queue")

@@ -63,6 +63,13 @@ class LockHeldError(MemmaintError):
     exit_code = 3
 
 
+class StalePlanError(MemmaintError):
+    """Every approved action of a reviewed plan changed in the store since planning: nothing
+    was written and no run recorded (CLI exit code 6)."""
+
+    exit_code = 6
+
+
 class MissingExtraError(UserError):
     """An optional dependency is not installed; the message names the pip extra."""
 

@@ -5,9 +5,12 @@
 :func:`~memmaint.maintenance.apply.applier.apply_plan` inside one store transaction together
 with its run record (a :class:`~memmaint.maintenance.report.model.RunReport` with status
 ``succeeded``, so ``memmaint runs`` lists it and ``memmaint undo RUN_ID`` reverses it), and
-reports every approved action ``apply_plan`` skipped because its cluster's memories changed
-since the plan was made (version, status, or gone): such a cluster is skipped whole, never
-half-applied.
+reports every approved action left out as stale. Before anything is written the plan is
+checked against the store it was made for and the digests it and the decisions carry
+(:mod:`memmaint.maintenance.review.binding`); staleness is judged per action against the
+store's own rows, so one changed memory leaves out the actions that touch it, not its
+whole cluster. A plan whose every approved action is stale is refused
+(``StalePlanError``, exit 6) with no run record.
 
 Review labels: :func:`write_labels` appends one JSON line per pair of memories a reviewed
 merge names: ``must-link`` for an approved merge, ``cannot-link`` for a rejected one::
@@ -20,14 +23,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from memmaint.maintenance.core.errors import UserError
+from memmaint.maintenance.core.errors import StalePlanError, UserError
 from memmaint.maintenance.core.records import Status, format_time, parse_time, utcnow
+from memmaint.maintenance.core.urls import redact_url
 from memmaint.maintenance.plan.model import Merge
+from memmaint.maintenance.review.binding import bound_plan, check_binding, stale_actions
 from memmaint.maintenance.review.planfile import (
     Decisions,
     Filtered,
@@ -67,32 +72,53 @@ class ReviewApplyResult:
 
 def apply_reviewed(pf: PlanFile, store: MemoryStore, decisions: Decisions | None = None,
                    *, run_id: str | None = None, source: str = "review") -> ReviewApplyResult:
-    """Apply the approved actions of ``pf`` (all of them without ``decisions``)."""
+    """Apply the approved actions of ``pf`` (all of them without ``decisions``).
+
+    Before writing anything: :func:`~memmaint.maintenance.review.binding.check_binding`
+    (another store, an edited plan file, decisions for other content: ``BindingError``),
+    then each approved action is judged against the store's own rows
+    (:func:`~memmaint.maintenance.review.binding.stale_actions`); stale ones are left out
+    and reported. When every approved action is stale, ``StalePlanError``: nothing written,
+    no run recorded.
+    """
     from memmaint.maintenance.apply.applier import apply_plan
     from memmaint.maintenance.job.stages import new_run_id, package_versions
     from memmaint.maintenance.report.model import RunReport
 
-    decisions = decisions or approve_all(pf.plan)
-    if decisions.plan_id != pf.plan_id:
-        raise UserError(f"decisions are for plan {decisions.plan_id}, not {pf.plan_id}")
-    filtered = filter_plan(pf.plan, decisions)
+    check_binding(pf, str(store.url), decisions)
+    decisions = decisions or approve_all(pf)
     started = utcnow()
     run_id = run_id or new_run_id(started)
-    namespaces = filtered.plan.namespaces()
-    report = RunReport(run_id=run_id, started_at=format_time(started) or "",
-                       config_hash=pf.config_hash, versions=package_versions(),
-                       namespaces=namespaces)
     with store.lock("run"):
+        filtered = filter_plan(pf.plan, decisions)
+        stale = stale_actions(pf, store, filtered.approved)
+        if stale:
+            fresh = tuple(k for k in decisions.approved if k not in stale)
+            filtered = filter_plan(pf.plan, replace(decisions, approved=fresh))
+        keys = tuple(filtered.approved)
+        if not keys and stale:
+            first = next(iter(stale.items()))
+            raise StalePlanError(
+                f"plan {pf.plan_id} is stale: all {len(stale)} approved action(s) changed in "
+                f"the store since planning (first {first[0]}: {first[1]}); nothing applied, "
+                "make a new plan")
+        plan = bound_plan(pf, filtered.plan, keys)
+        namespaces = plan.namespaces()
+        report = RunReport(run_id=run_id, started_at=format_time(started) or "",
+                           config_hash=pf.config_hash, versions=package_versions(),
+                           namespaces=namespaces)
         report.pool_before = _active(store, namespaces)
         with store.transaction():
-            result = apply_plan(filtered.plan, store, run_id)
+            result = apply_plan(plan, store, run_id)
             skipped = {s.key: s.reason for s in result.skipped}
-            out = _result(run_id, pf, filtered, skipped, result.counts)
+            out = _result(run_id, pf, filtered, keys, stale, skipped, result.counts)
             report.pool_after = _active(store, namespaces)
             report.status = "succeeded"
             report.finished_at = format_time(utcnow())
             report.apply = {**result.summary(), "source": source,
-                            "plan_file": {"plan_id": pf.plan_id, "store": pf.store_url,
+                            "plan_file": {"plan_id": pf.plan_id,
+                                          "store": redact_url(pf.store_url),
+                                          "store_fingerprint": pf.store_fingerprint,
                                           "created_at": format_time(pf.created_at)},
                             "review": {"applied": out.applied, "stale": out.stale,
                                        "rejected": out.rejected, "undecided": out.undecided,
@@ -107,14 +133,16 @@ def _active(store: MemoryStore, namespaces: list[str]) -> int:
     return sum(store.count_memories(ns, statuses=[Status.ACTIVE]) for ns in namespaces)
 
 
-def _result(run_id: str, pf: PlanFile, filtered: Filtered, skipped: Mapping[str, str],
+def _result(run_id: str, pf: PlanFile, filtered: Filtered, keys: tuple[str, ...],
+            stale: Mapping[str, str], skipped: Mapping[str, str],
             counts: Mapping[str, int]) -> ReviewApplyResult:
     out = ReviewApplyResult(run_id, pf.plan_id, rejected=list(filtered.rejected),
-                            undecided=list(filtered.undecided), dropped=dict(filtered.dropped),
-                            counts=dict(counts))
+                            undecided=[k for k in filtered.undecided if k not in stale],
+                            dropped=dict(filtered.dropped), counts=dict(counts))
     cluster_of = {k: c.key for k, c, _a in changing_actions(pf.plan)}
-    for key in filtered.approved:
-        why = skipped.get(cluster_of[key])
+    out.stale.update(stale)
+    for key in keys:
+        why = skipped.get(cluster_of[key])  # changed while applying (after the checks)
         if why is None:
             out.applied.append(key)
         else:

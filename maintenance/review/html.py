@@ -5,7 +5,9 @@ The plan's review items travel as JSON inside ``<script type="application/json">
 the inline script builds the page with ``textContent`` and ``dataset`` only (never
 ``innerHTML``): memory texts are untrusted. A person filters by action type and agent,
 approves or rejects each action or a whole cluster, and downloads ``decisions.json``
-(``{"plan_id", "approved", "rejected"}``) for ``memmaint apply --decisions``.
+(``{"plan_id", "approved", "rejected", "digests"}``: the digest of every decided action, so
+``apply`` refuses an action changed after review) for ``memmaint apply --decisions``. The
+store is named by its redacted URL only.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 from typing import Any
 
 from memmaint.maintenance.core.records import format_time
+from memmaint.maintenance.core.urls import redact_url
 from memmaint.maintenance.review.planfile import PlanFile, review_items
 
 
@@ -59,10 +62,12 @@ _SCRIPT = r"""
     update();
   }
   function decisions(){
-    var out = {plan_id: data.plan_id, approved: [], rejected: []};
+    var out = {plan_id: data.plan_id, approved: [], rejected: [], digests: {}};
     data.items.forEach(function(it){
       if (state[it.key] === 'approved') out.approved.push(it.key);
       else if (state[it.key] === 'rejected') out.rejected.push(it.key);
+      else return;
+      out.digests[it.key] = it.digest;
     });
     return out;
   }
@@ -167,7 +172,7 @@ def render_review(pf: PlanFile) -> str:
     """The review page of a plan file (a complete HTML document)."""
     items = review_items(pf)
     data = {"plan_id": pf.plan_id, "items": items}
-    head = (f"plan {pf.plan_id} of {pf.store_url or 'a store'}, made "
+    head = (f"plan {pf.plan_id} of {redact_url(pf.store_url) or 'a store'}, made "
             f"{format_time(pf.created_at)}, config {pf.config_hash}; "
             f"{len(items)} actions to review")
     return f"""<!DOCTYPE html>

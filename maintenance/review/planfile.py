@@ -4,14 +4,18 @@ A **plan file** is a :class:`~memmaint.maintenance.plan.model.Plan` (its JSON as
 wrapped with a header and the texts of every memory the plan's actions touch, so a review
 needs no store::
 
-    {"format": "memmaint-plan-file", "version": 1, "store": URL, "config_hash": HASH,
-     "created_at": ISO, "namespaces": [...],
+    {"format": "memmaint-plan-file", "version": 2, "store": REDACTED URL,
+     "store_fingerprint": HEX, "config_hash": HASH, "created_at": ISO, "namespaces": [...],
      "memories": {NAMESPACE: {ID: {"text", "kind", "version", "importance", "created_at"}}},
-     "plan": {...Plan.to_dict()...}}
+     "digests": {KEY: HEX}, "plan": {...Plan.to_dict()...}}
 
+The store is named by its URL without password
+(:func:`~memmaint.maintenance.core.urls.redact_url`) and identified by its fingerprint.
 Every action that changes something is reviewed under an **action key**
-``"<cluster key>#<index of the action in its cluster>"`` (:func:`action_key`). A decisions
-file is ``{"plan_id": ID, "approved": [KEY, ...], "rejected": [KEY, ...]}``.
+``"<cluster key>#<index of the action in its cluster>"`` (:func:`action_key`) and bound to
+its content by a digest (:mod:`memmaint.maintenance.review.binding`). A decisions file is
+``{"plan_id": ID, "approved": [KEY, ...], "rejected": [KEY, ...], "digests": {KEY: HEX}}``
+(the digest of every decided action, as reviewed).
 
 :func:`filter_plan` keeps exactly the approved actions: every other action's memories become
 :class:`Keep` (reason ``rejected in review`` or ``not approved in review``). An approved
@@ -31,6 +35,7 @@ from typing import Any
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.errors import InputError, UserError
 from memmaint.maintenance.core.records import format_time, utcnow
+from memmaint.maintenance.core.urls import redact_url, store_fingerprint
 from memmaint.maintenance.plan.model import (
     Action,
     ClusterPlan,
@@ -46,7 +51,7 @@ from memmaint.maintenance.plan.model import (
 from memmaint.maintenance.store.base import MemoryStore
 
 FILE_FORMAT = "memmaint-plan-file"
-FILE_VERSION = 1
+FILE_VERSION = 2
 DECISIONS_FORMAT_KEYS = ("plan_id", "approved", "rejected")
 REJECTED = "rejected in review"
 NOT_APPROVED = "not approved in review"
@@ -73,6 +78,11 @@ class PlanFile:
     config_hash: str = ""
     created_at: datetime = field(default_factory=utcnow)
     memories: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    store_fingerprint: str = ""
+    digests: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.store_url = redact_url(self.store_url)  # no password ever leaves the URL
 
     @property
     def plan_id(self) -> str:
@@ -82,10 +92,11 @@ class PlanFile:
         return str(self.memories.get(namespace, {}).get(memory_id, {}).get("text", ""))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FILE_FORMAT, "version": FILE_VERSION, "store": self.store_url,
+        return {"format": FILE_FORMAT, "version": FILE_VERSION,
+                "store": redact_url(self.store_url), "store_fingerprint": self.store_fingerprint,
                 "config_hash": self.config_hash, "created_at": format_time(self.created_at),
                 "namespaces": self.plan.namespaces(), "memories": self.memories,
-                "plan": self.plan.to_dict()}
+                "digests": self.digests, "plan": self.plan.to_dict()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=1)
@@ -110,13 +121,19 @@ class PlanFile:
             mems = data.get("memories") or {}
             if not isinstance(mems, Mapping):
                 raise TypeError("memories must be an object")
+            digests = data.get("digests")
+            if not isinstance(digests, Mapping) or not all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in digests.items()):
+                raise TypeError("digests must map action keys to digests")
             from memmaint.maintenance.core.records import parse_time
 
             return cls(plan=plan, store_url=str(data.get("store", "")),
                        config_hash=str(data.get("config_hash", "")),
                        created_at=parse_time(data["created_at"]),
                        memories={str(ns): {str(k): dict(v) for k, v in ids.items()}
-                                 for ns, ids in mems.items()})
+                                 for ns, ids in mems.items()},
+                       store_fingerprint=str(data.get("store_fingerprint", "")),
+                       digests=dict(digests))
         except PlanError as exc:
             raise InputError(f"{where}: {exc}") from None
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -171,22 +188,43 @@ def make_plan_file(store: MemoryStore, config: Config, *,
                      now=now, progress=progress, plan_sink=got.append)
     if not got:
         return None, report
-    plan = got[0]
-    return PlanFile(plan=plan, store_url=str(store.url), config_hash=config.hash(),
-                    memories=snapshot_texts(store, plan)), report
+    return bind(got[0], store, config.hash()), report
+
+
+def bind(plan: Plan, store: MemoryStore, config_hash: str = "") -> PlanFile:
+    """Wrap ``plan`` for review: the store's texts of the memories it touches, the store's
+    redacted URL and fingerprint, and each action's digest."""
+    from memmaint.maintenance.review.binding import plan_digests
+
+    memories = snapshot_texts(store, plan)
+    return PlanFile(plan=plan, store_url=redact_url(str(store.url)), config_hash=config_hash,
+                    memories=memories, store_fingerprint=store_fingerprint(str(store.url)),
+                    digests=plan_digests(plan, memories))
 
 
 # -- decisions ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Decisions:
+    """What a review decided: approved and rejected action keys, and the digest of every
+    decided action as it was reviewed (``apply`` refuses an approved action whose digest
+    the plan file no longer has)."""
+
     plan_id: str
     approved: tuple[str, ...]
     rejected: tuple[str, ...]
+    digests: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, pf: PlanFile, approved: Iterable[str], rejected: Iterable[str] = ()
+           ) -> Decisions:
+        """Decisions on ``pf`` carrying its digests of the decided keys."""
+        a, r = tuple(approved), tuple(rejected)
+        return cls(pf.plan_id, a, r, {k: pf.digests[k] for k in (*a, *r) if k in pf.digests})
 
     def to_dict(self) -> dict[str, Any]:
         return {"plan_id": self.plan_id, "approved": list(self.approved),
-                "rejected": list(self.rejected)}
+                "rejected": list(self.rejected), "digests": dict(self.digests)}
 
     def write(self, path: str | Path) -> None:
         try:
@@ -215,6 +253,10 @@ class Decisions:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise InputError(f"{path}: {name} must be a list of action keys")
             lists.append(tuple(value))
+        digests = data.get("digests", {})
+        if not isinstance(digests, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in digests.items()):
+            raise InputError(f"{path}: digests must map action keys to digests")
         known = {k for k, _c, _a in changing_actions(plan_file.plan)}
         unknown = sorted((set(lists[0]) | set(lists[1])) - known)
         if unknown:
@@ -222,18 +264,18 @@ class Decisions:
         both = sorted(set(lists[0]) & set(lists[1]))
         if both:
             raise InputError(f"{path}: approved and rejected: {', '.join(both[:5])}")
-        return cls(str(data["plan_id"]), lists[0], lists[1])
+        return cls(str(data["plan_id"]), lists[0], lists[1], dict(digests))
 
 
-def approve_all(plan: Plan) -> Decisions:
-    return Decisions(plan.plan_id, tuple(k for k, _c, _a in changing_actions(plan)), ())
+def approve_all(pf: PlanFile) -> Decisions:
+    """Approve every changing action of ``pf`` (``apply`` without ``--decisions``)."""
+    return Decisions.of(pf, (k for k, _c, _a in changing_actions(pf.plan)))
 
 
-def approve_types(plan: Plan, types: Iterable[str]) -> Decisions:
+def approve_types(pf: PlanFile, types: Iterable[str]) -> Decisions:
     """Approve the actions of the given types (``run --approve merge,evict``)."""
     wanted = set(types)
-    return Decisions(plan.plan_id, tuple(k for k, _c, a in changing_actions(plan)
-                                         if a.type in wanted), ())
+    return Decisions.of(pf, (k for k, _c, a in changing_actions(pf.plan) if a.type in wanted))
 
 
 @dataclass(frozen=True)
@@ -324,7 +366,8 @@ def review_items(pf: PlanFile) -> list[dict[str, Any]]:
                       "cluster)", "role": "active"} for m in action.targets]
         else:
             after = []
-        items.append({"key": key, "cluster": cluster.key, "namespace": ns,
+        items.append({"key": key, "digest": pf.digests.get(key, ""),
+                      "cluster": cluster.key, "namespace": ns,
                       "type": action.type, "agent": action.agent, "reason": action.reason,
                       "summary": describe(action), "before": before, "after": after})
     return items

@@ -13,6 +13,7 @@ from dataclasses import replace
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.records import new_id, utcnow
 from memmaint.maintenance.plan.model import Plan
+from memmaint.maintenance.review.binding import plan_digests
 from memmaint.maintenance.review.planfile import (
     Decisions,
     PlanFile,
@@ -32,7 +33,10 @@ def remaining_plan(pf: PlanFile, applied: Decisions) -> PlanFile:
     rest = tuple(k for k, _c, _a in changing_actions(pf.plan) if k not in done)
     plan: Plan = filter_plan(pf.plan, Decisions(pf.plan_id, rest, ())).plan
     plan = replace(plan, plan_id=new_id())
-    return replace(pf, plan=plan, created_at=utcnow())
+    # the keys change (a left-out merge becomes one keep per source): digest them again,
+    # over the same snapshot, so the queued plan stays bound to what was read at planning
+    return replace(pf, plan=plan, created_at=utcnow(),
+                   digests=plan_digests(plan, pf.memories))
 
 
 def queue_plan(store: MemoryStore, pf: PlanFile, from_run: str = "") -> str | None:
@@ -84,7 +88,7 @@ def run_with_approval(store: MemoryStore, config: object, kinds: set[str], *,
                                 now=now, force=force, progress=progress)  # type: ignore[arg-type]
     if pf is None:
         return None, report, None
-    decisions = approve_types(pf.plan, kinds)
+    decisions = approve_types(pf, kinds)
     result = apply_reviewed(pf, store, decisions, source="run --approve")
     queued = queue_plan(store, remaining_plan(pf, decisions), from_run=result.run_id)
     return result, report, queued

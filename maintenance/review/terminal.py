@@ -56,4 +56,4 @@ def terminal_review(pf: PlanFile, ask: Callable[[str], str],
             approve_rest = answer == "a"
     undecided = len(items) - len(approved) - len(rejected)
     echo(f"{len(approved)} approved, {len(rejected)} rejected, {undecided} undecided")
-    return Decisions(pf.plan_id, tuple(approved), tuple(rejected))
+    return Decisions.of(pf, approved, rejected)

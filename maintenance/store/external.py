@@ -45,6 +45,7 @@ import numpy as np
 
 from memmaint.maintenance.core.errors import MemmaintError, StoreError, UserError
 from memmaint.maintenance.core.records import format_time, parse_time
+from memmaint.maintenance.core.urls import redact_url
 
 
 @dataclass(frozen=True)
@@ -138,9 +139,6 @@ class ExternalBackend(Protocol):
 
 # -- URLs -----------------------------------------------------------------------------------
 
-_PASSWORD = re.compile(r"(//[^/:@]*:)[^@/]*@")
-
-
 @dataclass(frozen=True)
 class ConnectorURL:
     """A connector URL split into its parts: ``scheme://netloc/path?key=value&...``.
@@ -221,8 +219,9 @@ def close_quietly(what: str, *clients: Any) -> None:
 
 
 def redact(url: str) -> str:
-    """``url`` with any password replaced by ``***``."""
-    return _PASSWORD.sub(r"\1***@", url)
+    """``url`` with any password replaced by ``***`` (:func:`~memmaint.maintenance.core.urls.
+    redact_url`, the one redaction)."""
+    return redact_url(url)
 
 
 def default_sidecar(url: ConnectorURL, local_path: str | None = None) -> str:

@@ -51,6 +51,7 @@ from memmaint.maintenance.core.errors import (
     require,
 )
 from memmaint.maintenance.core.records import Memory, to_utc
+from memmaint.maintenance.core.urls import redact_url
 from memmaint.maintenance.store._dialect import (
     MEMORY_COLUMNS,
     Dialect,
@@ -140,12 +141,7 @@ def _int4(text: str) -> int:
 
 def _redact(url: str) -> str:
     """``url`` with its password replaced by ``***`` (for messages and reprs)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = netloc[0].split(":", 1)[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+    return redact_url(url)
 
 
 def split_url(url: str) -> tuple[str, str]:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import uuid
 import warnings
 from collections.abc import Sequence
@@ -60,7 +59,6 @@ log = logging.getLogger(__name__)
 URL_PARAMS = ("collection", "text_key", "vector", "api_key")
 _SCHEMES = ("qdrant", "qdrant+http", "qdrant+https")
 _PAGE = 256
-_API_KEY = re.compile(r"([?&]api_key=)[^&]*")
 
 
 def point_id(record_id: str) -> int | str:
@@ -105,7 +103,7 @@ class QdrantBackend:
         if parsed.scheme not in _SCHEMES:
             raise UserError(f"not a Qdrant URL: {redact(parsed.raw)} (qdrant:///path, "
                             "qdrant+http://host:port)")
-        self.url = _API_KEY.sub(r"\1***", redact(parsed.raw))
+        self.url = redact(parsed.raw)
         self.vector_model: str | None = parsed.params.get("model") or None
         self.collection: str | None = parsed.params.get("collection") or None
         self.text_key = parsed.params.get("text_key") or "text"
