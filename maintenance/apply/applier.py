@@ -48,6 +48,7 @@ from memmaint.maintenance.core.errors import (
     VersionConflict,
 )
 from memmaint.maintenance.core.records import Memory, Status, utcnow
+from memmaint.maintenance.core.urls import redact_url
 from memmaint.maintenance.plan.model import (
     Archive,
     ClusterPlan,
@@ -189,7 +190,8 @@ def apply_plan(plan: Plan, store: MemoryStore, run_id: str, dry_run: bool = Fals
     if not run_id:
         raise UserError("apply needs a run id")
     if store.events(run_id=run_id):
-        raise UserError(f"run id {run_id!r} already has events in {store.url}; use a new one")
+        raise UserError(f"run id {run_id!r} already has events in {redact_url(store.url)}; "
+                        "use a new one")
     applied: list[str] = []
     skipped: list[SkippedCluster] = []
     events: list[Event] = []
@@ -389,7 +391,8 @@ def undo_run(store: MemoryStore, run_id: str) -> UndoResult:
     """
     events = store.events(run_id=run_id)
     if not events:
-        raise UnknownIdError(f"run {run_id!r} changed nothing in {store.url}: nothing to undo")
+        raise UnknownIdError(f"run {run_id!r} changed nothing in {redact_url(store.url)}: "
+                             "nothing to undo")
     target, depth = _latest_level(store, run_id, events)
     if depth % 2:
         raise UserError(f"run {run_id} was already undone (see run {target}; "

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from memmaint.maintenance.core.errors import UnknownIdError, UserError
+from memmaint.maintenance.core.urls import redact_url
 from memmaint.maintenance.report.lineage import FORMATS, lineage_graph, render
 from memmaint.maintenance.store.base import MemoryStore
 from memmaint.maintenance.store.registry import open_store
@@ -72,7 +73,7 @@ def history_cmd(memory_id: str, db: str, namespace: str | None, fmt: str,
 def _find_namespace(store: MemoryStore, memory_id: str) -> str:
     found = [ns for ns in store.namespaces() if store.existing_ids(ns, [memory_id])]
     if not found:
-        raise UnknownIdError(f"no memory {memory_id!r} in {store.url}")
+        raise UnknownIdError(f"no memory {memory_id!r} in {redact_url(store.url)}")
     if len(found) > 1:
         raise UserError(f"memory id {memory_id!r} exists in namespaces {', '.join(found)}: "
                         "pass --namespace")

@@ -30,6 +30,7 @@ from memmaint.maintenance.core.config import Config, load_config
 from memmaint.maintenance.core.errors import InputError, LockHeldError, UserError
 from memmaint.maintenance.core.records import parse_time
 from memmaint.maintenance.core.text import for_terminal, json_for_terminal
+from memmaint.maintenance.core.urls import redact_url
 
 log = logging.getLogger("memmaint.cli")
 
@@ -129,7 +130,7 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
                              dry_run=dry_run, force=force, shadow=shadow, now=now,
                              progress=progress, executor=executor)
         except LockHeldError as exc:
-            raise LockHeldError(f"another memmaint run holds the lock on {db}; this run did "
+            raise LockHeldError(f"another memmaint run holds the lock on {redact_url(db)}; this run did "
                                 f"nothing ({exc})") from None
         finally:
             progress.close()
@@ -181,7 +182,7 @@ def _run_approve(ctx: click.Context, db: str, config: Config, approve: str,
     for line in result.lines():  # type: ignore[attr-defined]
         click.echo(line)
     click.echo(f"queued plan {queued.removeprefix('pending-')} for review (memmaint queue "
-               f"--db {db})" if queued else "nothing left to review")
+               f"--db {redact_url(db)})" if queued else "nothing left to review")
 
 
 def _echo_report(report: Any, decisions: bool = False) -> None:

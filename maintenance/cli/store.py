@@ -23,6 +23,7 @@ import click
 from memmaint.maintenance.core.config import Config, field_choices, load_config, with_overrides
 from memmaint.maintenance.core.errors import MemmaintError, UserError
 from memmaint.maintenance.core.records import BUILTIN_KINDS, Status
+from memmaint.maintenance.core.urls import redact_url
 from memmaint.maintenance.store.base import MemoryStore
 from memmaint.maintenance.store.registry import open_store
 
@@ -59,7 +60,7 @@ def init_cmd(db: str) -> None:
     existed = is_file and Path(path).exists()
     with _store(db, create=True) as store:
         n = store.count_memories()
-        url = store.url
+        url = redact_url(store.url)
     if existed or (not is_file and n):
         click.echo(f"{url}: already a memmaint store ({n} memories)")
     else:
@@ -122,7 +123,8 @@ def export_cmd(db: str, namespace: str | None, output: str) -> None:
     with _store(db) as store:
         if namespace is not None and namespace not in store.namespaces():
             known = ", ".join(store.namespaces()) or "none"
-            raise UserError(f"no namespace {namespace!r} in {store.url} (namespaces: {known})")
+            raise UserError(f"no namespace {namespace!r} in {redact_url(store.url)} "
+                            f"(namespaces: {known})")
         memories = store.iter_memories(namespace)
         if output == "-":
             sys.stdout.flush()
@@ -202,7 +204,7 @@ def stats_cmd(db: str, as_json: bool) -> None:
     """Counts by namespace, status and kind, and embedding coverage per model."""
     with _store(db) as store:
         stats = store.stats()
-        url = store.url
+        url = redact_url(store.url)
     if as_json:
         click.echo(json.dumps({"store": url, **stats}, indent=2, sort_keys=True))
     else:
