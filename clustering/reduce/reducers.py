@@ -5,6 +5,11 @@ returns an object whose ``fit_transform(X)`` gives a float64 array ``(n, k)`` in
 has mean 0 and standard deviation 1 (an axis without variance is all 0, never NaN).
 ``k`` is ``n_components``, except for ``none``, which keeps the input's dimensions.
 
+The map is the same on every machine (:mod:`memmaint.clustering.reduce.grid`): identical
+embeddings get identical coordinates, and coordinates are rounded to multiples of ``2**-20``
+(about 1e-6 of an axis's standard deviation), so the BLAS kernel, the thread count and the CPU
+move no plan.
+
 Small pools never crash:
 
 - ``n = 0`` and rows with NaN or inf raise :class:`~memmaint.maintenance.core.errors.InputError`;
@@ -29,6 +34,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from memmaint.clustering.reduce.grid import quantise, share_duplicates
 from memmaint.maintenance.core.config import ReductionConfig
 from memmaint.maintenance.core.errors import ConfigError, InputError, require
 from memmaint.maintenance.core.registry import REDUCERS
@@ -133,6 +139,13 @@ def standardise(Y: np.ndarray) -> np.ndarray:
     return Y
 
 
+def _finish(X: np.ndarray, Y: np.ndarray, k: int) -> np.ndarray:
+    """The reducers' last step: identical inputs share the first one's coordinates, then
+    z-score, round to :data:`~memmaint.clustering.reduce.grid.COORDINATE_GRID` and pad to
+    ``k`` columns, so the map does not depend on the machine's BLAS kernel or threads."""
+    return _pad(quantise(standardise(share_duplicates(X, Y))), k)
+
+
 def _pad(Y: np.ndarray, k: int) -> np.ndarray:
     """Append zero columns so ``Y`` has ``k`` columns (axes the data cannot support)."""
     if Y.shape[1] >= k:
@@ -186,7 +199,7 @@ def _fallback_to_pca(reducer: Any, X: np.ndarray, reason: str) -> np.ndarray:
     log.warning("%s", reducer.fallback_)
     n, d = X.shape
     k = _clamp_components("pca", reducer.n_components, n, d)
-    return _pad(standardise(_pca(X, k, reducer.seed)), reducer.n_components)
+    return _finish(X, _pca(X, k, reducer.seed), reducer.n_components)
 
 
 # -- the reducers --------------------------------------------------------------------------
@@ -202,7 +215,7 @@ class NoneReducer:
     def fit_transform(self, X: Any) -> np.ndarray:
         X = check_matrix(X)
         self.fallback_ = None
-        return standardise(X)
+        return quantise(standardise(X))  # identical rows stay identical here
 
 
 class PCAReducer:
@@ -219,7 +232,7 @@ class PCAReducer:
         self.fallback_ = None
         n, d = X.shape
         k = _clamp_components("pca", self.n_components, n, d)
-        return _pad(standardise(_pca(X, k, self.seed)), self.n_components)
+        return _finish(X, _pca(X, k, self.seed), self.n_components)
 
 
 class TSNEReducer:
@@ -285,7 +298,7 @@ class TSNEReducer:
             log.debug("openTSNE: %s", w.message)
         if not np.isfinite(Y).all():
             return _fallback_to_pca(self, X, f"tsne gave non-finite coordinates on {n} points")
-        return _pad(standardise(Y), self.n_components)
+        return _finish(X, Y, self.n_components)
 
 
 #: Pools from which UMAP's neighbour graph is approximate (umap-learn's own switch from exact
@@ -369,7 +382,7 @@ class UMAPReducer:
             log.debug("umap-learn: %s", w.message)
         if not np.isfinite(Y).all():
             return _fallback_to_pca(self, X, f"umap gave non-finite coordinates on {n} points")
-        return _pad(standardise(Y), self.n_components)
+        return _finish(X, Y, self.n_components)
 
 
 # -- registry ------------------------------------------------------------------------------
