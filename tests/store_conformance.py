@@ -298,10 +298,24 @@ class StoreConformance:
         store.record_usage("default", "a", False)
         got = store.record_usage("default", "a", None)
         assert (got.retrievals, got.successes, got.failures) == (3, 1, 1)
-        assert got.version == before.version + 3
+        assert got.version == before.version  # outcomes are not content: no new version
         assert got.last_used_at is not None and got.last_used_at > before.created_at
         assert got.updated_at == before.updated_at and got.text == before.text
         assert store.get_memories("default", ["a"]) == [got]
+
+    def test_content_writes_leave_the_outcome_counters_alone(self, store):
+        store.add_memories([mem("a")])
+        read = store.get_memories("default", ["a"])[0]
+        store.record_usage("default", "a", True)  # between a read and a write
+        with store.transaction() as tx:
+            tx.update(dataclasses.replace(read, text="edited"), read.version)
+        got = store.get_memories("default", ["a"])[0]
+        assert got.text == "edited" and (got.retrievals, got.successes) == (1, 1)
+        with store.transaction() as tx:
+            tx.restore(read, got.version)
+        got = store.get_memories("default", ["a"])[0]
+        assert got.text == read.text and got.version == read.version
+        assert (got.retrievals, got.successes) == (1, 1)  # the feedback stays
 
     # -- iteration order --------------------------------------------------------------------
     def test_iteration_order(self, store):

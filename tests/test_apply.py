@@ -28,6 +28,14 @@ def make_plan(pool, labels, config=None, plan_id="plan-1"):
                 plan_id=plan_id)
 
 
+def edit(store, namespace, memory_id):
+    """A content change (a new version), as another writer would make it."""
+    cur = store.get_memories(namespace, [memory_id])[0]
+    with store.transaction() as tx:
+        tx.update(dataclasses.replace(cur, metadata={**cur.metadata, "edited": True}),
+                  cur.version)
+
+
 def snapshot(store):
     return {(m.namespace, m.id): m.to_dict() for m in store.iter_memories()}
 
@@ -119,12 +127,12 @@ def test_dry_run_follows_the_same_path_and_writes_nothing(tmp_path, file_state):
 def test_changed_memory_skips_its_cluster_only(loaded):
     store, pool, labels, _ = loaded
     the_plan = make_plan(pool, labels)
-    store.record_usage("default", "pro29", True)  # an agent touched it after planning
+    edit(store, "default", "pro29")  # someone changed it after planning
     result = apply_plan(the_plan, store, "run-1")
     (skipped,) = result.skipped
     assert skipped.key == "default/1" and "pro29 is at version 2, planned at 1" in skipped.reason
     now = {m.id: m for m in store.iter_memories()}
-    assert now["pro29"].status is Status.ACTIVE and now["pro29"].successes == 1
+    assert now["pro29"].status is Status.ACTIVE and now["pro29"].metadata["edited"]
     assert now["stock_old"].status is Status.SUPERSEDED  # other clusters applied
     assert result.counts["skipped"] == 2
 
@@ -145,7 +153,7 @@ def test_conflict_discovered_while_writing_retries_without_that_cluster(loaded):
         def transaction(self):
             if not self.raced:
                 self.raced = True
-                self.inner.record_usage("default", "bad", False)
+                edit(self.inner, "default", "bad")
             return self.inner.transaction()
 
     result = apply_plan(the_plan, RacingStore(store), "run-1")
@@ -153,7 +161,7 @@ def test_conflict_discovered_while_writing_retries_without_that_cluster(loaded):
     assert [s.key for s in result.skipped] == ["default/4"]
     assert "bad changed while applying" in result.skipped[0].reason
     now = {m.id: m for m in store.iter_memories()}
-    assert now["bad"].status is Status.ACTIVE and now["bad"].failures == 25
+    assert now["bad"].status is Status.ACTIVE and now["bad"].metadata["edited"]
     assert now["pro29"].status is Status.SUPERSEDED
     assert {e.memory_ids[0] for e in store.events(run_id="run-1")} >= {"pro29", "stock_old"}
 
@@ -189,7 +197,7 @@ def test_namespaces_apply_separately(sqlite_store):
     sqlite_store.add_memories(pool)
     the_plan = make_plan(pool, [0, 0, 0, 0])
     assert {c.namespace for c in the_plan.clusters} == {"t1", "t2"}
-    sqlite_store.record_usage("t2", "a", None)
+    edit(sqlite_store, "t2", "a")
     result = apply_plan(the_plan, sqlite_store, "run-1")
     assert [s.key for s in result.skipped] == ["t2/0"]
     got = {(m.namespace, m.id): m.status for m in sqlite_store.iter_memories()}
@@ -227,8 +235,8 @@ def test_undo_restores_exact_prior_state_and_is_recorded(loaded):
 def test_undo_refuses_when_memories_changed_since_and_names_them(loaded):
     store, pool, labels, _ = loaded
     apply_plan(make_plan(pool, labels), store, "run-1")
-    store.record_usage("default", "pro29", True)
-    store.record_usage("default", "bad", False)
+    edit(store, "default", "pro29")
+    edit(store, "default", "bad")
     state = snapshot(store)
     with pytest.raises(UndoRefused) as info:
         undo_run(store, "run-1")

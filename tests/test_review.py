@@ -210,3 +210,23 @@ def test_run_approve_applies_kinds_and_queues_the_rest(cli, tmp_path):
     assert any(v["status"] == "merged" for v in snapshot(db).values())
     assert "no plans waiting" in cli("queue", "--db", db).output
     assert cli("run", "--db", db, "--approve", "frobnicate").exit_code == 2
+
+
+def test_apply_exits_5_when_the_labels_cannot_be_written_after_the_commit(cli, planned,
+                                                                           tmp_path):
+    """Exit 2 promises nothing was written; a committed apply whose labels file fails is
+    exit 5, like `run` with an unwritable report."""
+    db, _cfg, plan = planned
+    pf = PlanFile.load(plan)
+    decisions = tmp_path / "d.json"
+    Decisions.of(pf, [k for k, _c, _a in changing_actions(pf.plan)]).write(decisions)
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    before = snapshot(db)
+    res = cli("apply", plan, "--decisions", decisions, "--db", db, "--labels", "/dev/full")
+    assert res.exit_code == 5, res.output
+    (error,) = [x for x in res.stderr.splitlines() if x.startswith("memmaint:")]
+    assert "applied and recorded" in error and "/dev/full" in error
+    assert snapshot(db) != before  # the run is committed
+    with SQLiteStore(db) as store:
+        assert [r.status for r in store.list_runs()] == ["succeeded"]

@@ -27,6 +27,12 @@ MEMORY_COLUMNS = (
     "source", "metadata", "retrievals", "successes", "failures", "last_used_at", "status",
     "version", "replaced_by", "valid_until",
 )
+#: The outcome counters: written by ``record_usage`` only, never by a content write
+#: (``update``/``restore``), and not part of a memory's content version.
+OUTCOME_COLUMNS = ("retrievals", "successes", "failures", "last_used_at")
+#: What ``update``/``restore`` write (everything but the key and the outcome counters).
+CONTENT_COLUMNS = tuple(c for c in MEMORY_COLUMNS[2:] if c not in OUTCOME_COLUMNS)
+_CONTENT_INDEX = tuple(MEMORY_COLUMNS.index(c) for c in CONTENT_COLUMNS)
 SELECT_MEMORY = f"SELECT {', '.join(MEMORY_COLUMNS)} FROM memories"
 RUN_COLUMNS = "run_id, started_at, finished_at, status, namespaces, report"
 EVENT_COLUMNS = "seq, run_id, time, action, namespace, memory_ids, before, after, reason, agent"
@@ -79,7 +85,7 @@ class Dialect:
         )
         self.write_memory_sql = (
             "UPDATE memories SET "
-            + ", ".join(f"{c} = {j if c == 'metadata' else p}" for c in MEMORY_COLUMNS[2:])
+            + ", ".join(f"{c} = {j if c == 'metadata' else p}" for c in CONTENT_COLUMNS)
             + f" WHERE namespace = {p} AND id = {p} AND version = {p}"
         )
 
@@ -133,6 +139,11 @@ class Dialect:
             m.retrievals, m.successes, m.failures, t(m.last_used_at), Status(m.status).value,
             m.version, m.replaced_by, t(m.valid_until),
         )
+
+    def content_params(self, m: Memory) -> tuple[Any, ...]:
+        """The parameters of :attr:`write_memory_sql`'s SET list (:data:`CONTENT_COLUMNS`)."""
+        row = self.memory_row(m)
+        return tuple(row[i] for i in _CONTENT_INDEX)
 
     def row_memory(self, row: Sequence[Any]) -> Memory:
         r = dict(zip(MEMORY_COLUMNS, row))

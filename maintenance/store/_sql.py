@@ -66,10 +66,9 @@ class SQLTransaction:
 
     def _overwrite(self, memory: Memory, expected_version: int) -> None:
         d = self.dialect
-        row = d.memory_row(memory)
         conn = self._c()
-        cur = conn.execute(d.write_memory_sql,
-                           (*row[2:], memory.namespace, memory.id, expected_version))
+        cur = conn.execute(d.write_memory_sql, (*d.content_params(memory), memory.namespace,
+                                                memory.id, expected_version))
         if cur.rowcount == 0:
             found = conn.execute(
                 f"SELECT version FROM memories WHERE namespace = {d.param} AND id = {d.param}",
@@ -80,9 +79,11 @@ class SQLTransaction:
             raise VersionConflict(memory.id, expected_version, int(found[0]))
 
     def update(self, memory: Memory, expected_version: int) -> Memory:
-        """Overwrite a memory if its stored version is ``expected_version``.
+        """Overwrite a memory's content if its stored version is ``expected_version``.
 
-        Returns the stored value (``version = expected_version + 1``, ``updated_at`` now).
+        Returns the value written (``version = expected_version + 1``, ``updated_at`` now).
+        The outcome counters (``retrievals``, ``successes``, ``failures``,
+        ``last_used_at``) are not written: they belong to ``record_usage``.
         """
         stored = dataclasses.replace(memory, version=int(expected_version) + 1,
                                      updated_at=utcnow())
@@ -90,8 +91,10 @@ class SQLTransaction:
         return stored
 
     def restore(self, memory: Memory, expected_version: int) -> None:
-        """Write ``memory`` exactly as given (version included) if the stored version is
-        ``expected_version``. ``VersionConflict`` otherwise, ``UnknownIdError`` if absent."""
+        """Write ``memory``'s content exactly as given (version included) if the stored
+        version is ``expected_version`` (the outcome counters stay as stored: undo keeps the
+        feedback recorded since). ``VersionConflict`` otherwise, ``UnknownIdError`` if
+        absent."""
         self._overwrite(memory, int(expected_version))
 
     def append_event(self, event: Event) -> None:
@@ -299,15 +302,16 @@ class SQLStore(Generic[TxT]):
     def record_usage(self, namespace: str, memory_id: str, success: bool | None) -> Memory:
         """Count one retrieval (and its outcome if known) on a memory's usage counters.
 
-        Sets ``last_used_at`` to now and bumps ``version`` (a concurrent maintenance run
-        then sees a conflict rather than overwriting the new counts); ``updated_at`` is
-        left alone since the content did not change.
+        Sets ``last_used_at`` to now. Outcomes are not content: ``version`` and
+        ``updated_at`` are left alone, so feedback never makes a plan stale or an undo
+        impossible, and content writes (``update``/``restore``) never touch the counters,
+        so a concurrent maintenance run cannot overwrite them.
         """
         d = self.dialect
         p = d.param
         sql = ("UPDATE memories SET retrievals = retrievals + 1, "
-               f"successes = successes + {p}, failures = failures + {p}, last_used_at = {p}, "
-               f"version = version + 1 WHERE namespace = {p} AND id = {p}")
+               f"successes = successes + {p}, failures = failures + {p}, last_used_at = {p} "
+               f"WHERE namespace = {p} AND id = {p}")
         with self._write() as conn:
             params = (int(success is True), int(success is False), d.encode_time(utcnow()),
                       namespace, memory_id)

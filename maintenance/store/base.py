@@ -11,7 +11,9 @@ Rules every implementation follows:
 - every write happens in one transaction: a failing batch leaves the store unchanged;
 - nothing is ever hard-deleted;
 - :meth:`StoreTransaction.update` is optimistic: it only writes when the stored version
-  equals ``expected_version`` and stores ``expected_version + 1``.
+  equals ``expected_version`` and stores ``expected_version + 1``;
+- outcomes are not content: ``record_usage`` changes only the counters (not ``version``),
+  and ``update``/``restore`` never write the counters.
 """
 
 from __future__ import annotations
@@ -66,15 +68,16 @@ class StoreTransaction(Protocol):
         """Add a new memory; raises ``DuplicateIdError`` if its (namespace, id) exists."""
 
     def update(self, memory: Memory, expected_version: int) -> Memory:
-        """Overwrite a memory if its stored version is ``expected_version``.
+        """Overwrite a memory's content if its stored version is ``expected_version``
+        (the outcome counters of ``record_usage`` are left as stored).
 
         Returns the stored value (``version = expected_version + 1``, ``updated_at`` now).
         Raises ``VersionConflict`` otherwise and ``UnknownIdError`` if it does not exist.
         """
 
     def restore(self, memory: Memory, expected_version: int) -> None:
-        """Write ``memory`` exactly as given (version included) if the stored version is
-        ``expected_version``; used by undo. Raises ``VersionConflict``, or ``UnknownIdError``
+        """Write ``memory`` exactly as given (version included; the outcome counters left
+        as stored) if the stored version is ``expected_version``; used by undo. Raises ``VersionConflict``, or ``UnknownIdError``
         if the memory does not exist."""
 
     def append_event(self, event: Event) -> None:
@@ -123,8 +126,9 @@ class MemoryStore(Protocol):
         """Count one retrieval (and its outcome if known) on a memory's usage counters.
 
         Increments ``retrievals`` and ``successes`` (``success=True``) or ``failures``
-        (``False``), sets ``last_used_at`` to now and bumps ``version``; ``updated_at`` is
-        unchanged. Returns the stored memory; ``UnknownIdError`` if it does not exist."""
+        (``False``) and sets ``last_used_at`` to now; ``version`` and ``updated_at`` are
+        unchanged (outcomes are not content). Returns the stored memory; ``UnknownIdError``
+        if it does not exist."""
 
     def transaction(self) -> AbstractContextManager[StoreTransaction]:
         """One atomic write transaction: committed on normal exit, rolled back on error."""
