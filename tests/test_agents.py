@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from maint_fixtures import NOW, embed, local_scenario, mem
 
 from memmaint.maintenance.agents.conflicts import conflict, extract
-from memmaint.maintenance.agents.coverage import coverage, same_anchor
+from memmaint.maintenance.agents.consolidate import Clause, clause_covered, clauses_of
+from memmaint.maintenance.agents.coverage import coverage, same_anchor, sentences
 from memmaint.maintenance.agents.rules import merge_metadata, merged_memory, plan
 from memmaint.maintenance.core.config import AgentsConfig, Config
 from memmaint.maintenance.core.errors import InputError
@@ -189,30 +190,44 @@ def _same_topic(n: int, cosine: float = 0.95) -> np.ndarray:
     return shared
 
 
-def test_merge_keeps_a_distinct_fact_by_composing_the_text():
-    # one day's notes ("now" keeps its meaning when the merged memory is dated that day)
+def test_a_different_fact_of_the_same_topic_stays_apart():
+    # "is now a coach" is not said by "sees becoming a coach as a great step": two facts, two
+    # memories (gluing them would be a false merge), and the reason says why
     pool = [mem("Sam sees becoming a Weight Watchers coach as a great step.", "step", 1,
                 metadata={"dia_ids": ["D2:4"]}),
             mem("Sam is now a Weight Watchers coach.", "coach", 1.01,
                 metadata={"dia_ids": ["D2:2"]})]
     the_plan = plan(pool, [0, 0], _same_topic(2), AgentsConfig(), now=NOW)
     check_plan(the_plan, pool, [0, 0])
-    (action,) = [a for _c, a in the_plan.actions()]
-    assert isinstance(action, Merge)
-    text = action.new_memory.text
-    assert text == ("Sam sees becoming a Weight Watchers coach as a great step. "
-                    "Sam is now a Weight Watchers coach.")
-    assert all(coverage(m.text, text).covered for m in pool)
-    assert "composed" in action.reason
+    assert decisions(the_plan) == {"step": "keep", "coach": "keep"}
+    kept = action_for(the_plan, "coach")
+    assert kept.agent == "merge" and kept.reason.startswith("kept apart because it states a "
+                                                            "different fact")
     # a source that already says everything is merged without composing
-    dup = [pool[0], mem("Sam sees becoming a Weight Watchers coach as a great step", "again", 3)]
+    dup = [pool[0], mem("Sam sees becoming a Weight Watchers coach as a great step", "again", 1)]
     (action,) = [a for _c, a in plan(dup, [0, 0], _same_topic(2), now=NOW).actions()]
     assert isinstance(action, Merge) and action.new_memory.text == pool[0].text
-    # a week apart, "now" would move: the two stay apart
+    assert "duplicate of" in action.reason
+
+
+def test_a_refinement_adds_only_the_clause_the_merged_text_lacks():
+    pool = [mem("Ana adopted a dog named Biscuit. She walks him every morning.", "walk", 1),
+            mem("Ana adopted a dog named Biscuit. He is afraid of thunderstorms.", "storm",
+                1.001)]
+    the_plan = plan(pool, [0, 0], _same_topic(2), AgentsConfig(), now=NOW)
+    (action,) = [a for _c, a in the_plan.actions()]
+    assert isinstance(action, Merge)
+    assert action.new_memory.text == ("Ana adopted a dog named Biscuit. She walks him every "
+                                      "morning. He is afraid of thunderstorms.")
+    assert "refinement of" in action.reason
+    # with merge_uncovered = "apart" nothing is composed: the refinement stays apart
+    apart = plan(pool, [0, 0], _same_topic(2), AgentsConfig(merge_uncovered="apart"), now=NOW)
+    assert decisions(apart) == {"walk": "keep", "storm": "keep"}
+    # written on another day, the added fact would take the newer date: it stays apart
     later = [pool[0], dataclasses.replace(pool[1], created_at=pool[0].created_at
                                           - timedelta(days=7))]
-    assert decisions(plan(later, [0, 0], _same_topic(2), now=NOW)) == {"step": "keep",
-                                                                       "coach": "keep"}
+    assert decisions(plan(later, [0, 0], _same_topic(2), now=NOW)) == {"walk": "keep",
+                                                                       "storm": "keep"}
 
 
 def test_merge_uncovered_apart_keeps_the_memories_in_one_cluster():
@@ -229,23 +244,24 @@ def test_merge_uncovered_apart_keeps_the_memories_in_one_cluster():
     assert merge.new_memory.text == pool[0].text
     kept = action_for(the_plan, "coach")
     assert isinstance(kept, Keep) and kept.agent == "merge"
-    assert "kept apart" in kept.reason and "now" in kept.reason and "Weight" not in kept.reason
+    assert "kept apart" in kept.reason and "Weight" not in kept.reason
 
 
 def test_composition_stops_at_merge_max_chars():
     pool = [mem("Ana adopted a dog named Biscuit.", "a", 1),
-            mem("Ana adopted a dog named Biscuit in May.", "b", 2),
-            mem("Ana adopted a dog that is afraid of thunderstorms.", "c", 3)]
+            mem("Ana adopted a dog named Biscuit in May.", "b", 1.001),
+            mem("Ana adopted a dog named Biscuit. He is afraid of thunderstorms.", "c", 1.002)]
     short = plan(pool, [0, 0, 0], _same_topic(3), AgentsConfig(merge_max_chars=60), now=NOW)
     merge = action_for(short, "a")
     assert isinstance(merge, Merge) and set(merge.source_ids) == {"a", "b"}
     assert merge.new_memory.text == pool[1].text  # b covers a: its text is kept whole
     assert isinstance(action_for(short, "c"), Keep)
+    assert "merge_max_chars" in action_for(short, "c").reason
     long = plan(pool, [0, 0, 0], _same_topic(3), AgentsConfig(merge_max_chars=200), now=NOW)
     merge = action_for(long, "a")
     assert set(merge.source_ids) == {"a", "b", "c"}
     assert merge.new_memory.text == ("Ana adopted a dog named Biscuit in May. "
-                                     "Ana adopted a dog that is afraid of thunderstorms.")
+                                     "He is afraid of thunderstorms.")
 
 
 def test_a_relative_time_is_only_merged_with_memories_of_its_own_day():
@@ -312,11 +328,20 @@ def test_property_merges_cover_every_source_they_retire(drawn, policy, max_chars
     the_plan = plan(pool, labels, vecs, cfg, now=NOW)
     check_plan(the_plan, pool, labels)
     by_id = {m.id: m for m in pool}
+    unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
     for _c, action in the_plan.actions():
         if isinstance(action, Merge):
+            kept = [Clause(c, None) for c in sentences(action.new_memory.text)]
             for sid in action.source_ids:
-                cov = coverage(by_id[sid].text, action.new_memory.text)
-                assert cov.covered, (sid, by_id[sid].text, action.new_memory.text, cov.missing)
+                i = int(sid[1:])
+                # every clause is in the merged text: in words, or as a paraphrase of a
+                # one-clause source (whose vector is the clause's)
+                kept_v = kept + [Clause(by_id[s].text, unit[int(s[1:])])
+                                 for s in action.source_ids if by_id[s].text in
+                                 action.new_memory.text and len(sentences(by_id[s].text)) == 1]
+                for clause in clauses_of(by_id[sid].text, unit[i]):
+                    assert clause_covered(clause, kept_v), (sid, clause.text,
+                                                            action.new_memory.text)
             assert same_anchor([(by_id[s].text, by_id[s].created_at) for s in action.source_ids])
 
 

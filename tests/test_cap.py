@@ -494,14 +494,11 @@ def stale_growth_capped_with_usage(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "seed 0 keeps 8 of 10 answers since merges compose near-duplicates from cosine 0.78 "
-    "(#18, agents.merge_uncovered = 'compose'): answer-06 and answer-09 (importance "
-    "percentile 0.63, relevance 0.06 and 0.01) fall under the cutoff behind merged notes; "
-    "with merge_uncovered = 'apart' and seeds 1-2 all ten survive (docs/evaluation.md)"))
 def test_stale_growth_with_a_cap_of_50_keeps_every_answer(stale_growth_capped):
     """The issue's claim: all ten answers survive max_active = 50 at 500 entries, from text,
-    time, kind and importance alone (no usage recorded)."""
+    time, kind and importance alone (no usage recorded). (Seed 0 kept 8 of 10 while merges
+    composed different facts of one topic into one memory; since #32 a merge adds only
+    clauses that refine a fact it shares, and all ten survive.)"""
     assert stale_growth_capped.mechanism_claims()["cap_keeps_all_answers_at_500"]
 
 

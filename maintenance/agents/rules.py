@@ -52,15 +52,8 @@ from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.agents.conflicts import (
-    Facts,
-    conflict,
-    extract,
-    may_differ,
-    subject_similarity,
-    value_differences,
-)
-from memmaint.maintenance.agents.coverage import cover_text, coverage, same_anchor
+from memmaint.maintenance.agents.conflicts import Facts, subject_similarity
+from memmaint.maintenance.agents.consolidate import consolidate, merge_candidates
 from memmaint.maintenance.agents.outcome_rules import (
     better_sibling,
     failure_eviction,
@@ -69,6 +62,8 @@ from memmaint.maintenance.agents.outcome_rules import (
     prior_for,
     sibling_reason,
 )
+from memmaint.maintenance.agents.slots import Statement, statement
+from memmaint.maintenance.agents.updates import CONFLICT, relations, resolve_changes
 from memmaint.maintenance.core.config import AgentsConfig, config_to_dict
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.freshness import (
@@ -176,7 +171,7 @@ def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings:
                                 or len(c.memory_ids) == 1),
               "memories": len(pool), "actions": summary,
               "flagged": {k: sum(1 for c in clusters for f in c.flags.values() if k in f)
-                          for k in (STALE_BLOCK, STALE_WARN)}}
+                          for k in (STALE_BLOCK, STALE_WARN, CONFLICT)}}
     log.info("planned %d memories in %d clusters: %s", len(pool), len(clusters), summary)
     return Plan(clusters=result.clusters, config_hash=result.config_hash, plan_id=pid,
                 created_at=now, backend="rules", report=report)
@@ -220,6 +215,12 @@ def _priority(mem: Memory, policy: str) -> tuple:
     if policy == "outcome":
         return (lo, newest, mem.importance, mem.id)
     return (newest, mem.importance, lo, mem.id)
+
+
+def _order_key(mem: Memory, st: Statement, policy: str) -> tuple:
+    """The conflict policy's priority; between equal times, an update's wording wins."""
+    key = _priority(mem, policy)
+    return (key[0], st.update_word, *key[1:]) if policy == "newer" else key
 
 
 def protection(mem: Memory, cfg: AgentsConfig) -> str | None:
@@ -285,8 +286,9 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
         return _noise_plan(mems, fresh, protected, decided, keep_reason, flags, label, cfg,
                            now)
 
-    facts = [extract(m.text) for m in mems]
-    order = sorted(range(n), key=lambda i: _priority(mems[i], cfg.conflict_policy),
+    stmts = [statement(m.text) for m in mems]
+    facts = [st.facts for st in stmts]
+    order = sorted(range(n), key=lambda i: _order_key(mems[i], stmts[i], cfg.conflict_policy),
                    reverse=True)
 
     # freshness: supersede or evict STALE_BLOCK memories
@@ -310,38 +312,11 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
             keep_reason[i] = ("freshness",
                               f"{stale}; nothing fresher covers it, kept and flagged{extra}")
 
-    # conflicts: the policy's favourite wins, losers are superseded
-    live = [i for i in order if i not in decided]
-    lost: dict[int, tuple[int, str]] = {}
-    winners: dict[int, None] = {}  # ordered set
-    for i in live:
-        if i in lost:
-            continue
-        for j in live:
-            if j == i or j in lost or j in winners:
-                continue
-            diff = _conflict(j, i, facts, sims, cfg)
-            if diff:
-                lost[j] = (i, diff)
-        winners[i] = None
-    for w in winners:
-        losers = [j for j, (win, _d) in lost.items() if win == w]
-        if not losers:
-            continue
-        losers.sort()
-        diffs = "; ".join(f"{mems[j].id}: {lost[j][1]}" for j in losers)
-        newer = all(mems[w].created_at >= mems[j].created_at for j in losers)
-        valid_until = mems[w].created_at if newer else max(mems[j].created_at for j in losers)
-        action = Resolve((mems[w].id,), tuple(mems[j].id for j in losers), "conflict",
-                         f"same subject, different values ({diffs}); {mems[w].id} wins by "
-                         f"policy {cfg.conflict_policy!r}", valid_until)
-        decided[losers[0]] = action
-        for j in losers[1:]:
-            decided[j] = action  # same action object; emitted once below
-        for j in losers:
-            replaced_by[mems[j].id] = mems[w].id
+    # updates and conflicts first: a same-subject pair with different values never merges
+    rel = relations(stmts, sims, cfg)
+    resolve_changes(mems, stmts, order, decided, replaced_by, keep_reason, flags, rel, cfg)
 
-    # merge near-duplicates around the canonical memory, never dropping a source's content
+    # merge duplicates and refinements around the canonical memory, each fact stated once
     live = sorted((i for i in range(n) if i not in decided),
                   key=lambda i: _priority(mems[i], cfg.canonical), reverse=True)
     taken: set[int] = set()
@@ -349,17 +324,24 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     for seed in live:
         if seed in taken:
             continue
-        group, text = _merge_group(seed, live, taken, mems, sims, facts, cfg, apart)
+        found = consolidate(merge_candidates(seed, live, taken, mems, sims, stmts, rel, cfg,
+                                             apart), mems, vectors, cfg)
+        for j, why in found.apart.items():
+            apart.setdefault(j, f"kept apart because {why}: near {mems[seed].id} (cosine "
+                                f"{sims[seed, j]:.2f})")
+        group = sorted(found.group, key=live.index)  # the canonical source first
         if len(group) < 2:
             continue
         taken.update(group)
-        new = merged_memory([mems[g] for g in group], id_seed=id_seed, now=now, text=text)
-        low = min(float(sims[seed, g]) for g in group[1:])
+        base, seed = found.base, group[0]
+        new = merged_memory([mems[g] for g in group], id_seed=id_seed, now=now,
+                            text=found.text)
+        parts = "; ".join(f"{mems[g].id} {found.joined[g][0]} of {mems[base].id} (cosine "
+                          f"{sims[base, g]:.2f}): {found.joined[g][1]}" for g in group if g != base)
         action = Merge(tuple(mems[g].id for g in group), new, "merge",
-                       f"{len(group)} near-duplicates (cosine >= {low:.2f}, threshold "
-                       f"{cfg.merge_threshold:g}); canonical {mems[seed].id} by policy "
-                       f"{cfg.canonical!r}; " + ("its text covers every source" if text ==
-                       mems[seed].text else "text composed to cover every source"))
+                       f"{len(group)} memories state one fact: {parts}; kept the most complete "
+                       f"text ({mems[base].id}); canonical {mems[seed].id} by policy "
+                       f"{cfg.canonical!r}")
         for g in group:
             decided[g] = action
             replaced_by[mems[g].id] = new.id
@@ -397,43 +379,6 @@ def _supersede_by_outcome(mems: list[Memory], sims: np.ndarray, prior: OutcomePr
         decided[i] = Supersede(mems[i].id, mems[j].id, "outcome",
                                sibling_reason(i, j, mems, sims, outs, p), now)
         replaced_by[mems[i].id] = mems[j].id
-
-
-def _conflict(i: int, j: int, facts: list[Facts], sims: np.ndarray,
-              cfg: AgentsConfig) -> str | None:
-    a, b = facts[i], facts[j]
-    if not may_differ(a, b):  # no conflict whatever the subjects: skip their similarity
-        return None
-    jac = subject_similarity(a, b)
-    near = bool(sims[i, j] >= cfg.conflict_cosine)
-    return conflict(a, b, same_subject=jac >= cfg.conflict_subject_threshold or near,
-                    near_identical=jac >= cfg.conflict_strict_threshold or near)
-
-
-def _merge_group(seed: int, live: Sequence[int], taken: set[int], mems: list[Memory],
-                 sims: np.ndarray, facts: list[Facts], cfg: AgentsConfig,
-                 apart: dict[int, str]) -> tuple[list[int], str]:
-    """The sources merged around ``seed``, a text covering them all; why others stay apart."""
-    group, text = [seed], mems[seed].text
-    for j in live:
-        if j == seed or j in taken:
-            continue
-        if (sims[seed, j] < cfg.merge_threshold and not (
-                sims[seed, j] >= cfg.dedup_threshold and coverage(mems[j].text, text))) \
-                or any(value_differences(facts[j], facts[g]) for g in group) \
-                or not same_anchor([(mems[g].text, mems[g].created_at) for g in [*group, j]]):
-            continue
-        found = cover_text(text, [mems[g].text for g in group], mems[j].text,
-                           compose_missing=cfg.merge_uncovered == "compose",
-                           max_chars=cfg.merge_max_chars)
-        if found is None:
-            apart.setdefault(j, f"near-duplicate of {mems[seed].id} (cosine {sims[seed, j]:.2f}), "
-                             "kept apart: a merged text would not cover it (missing: " + ", ".join(
-                                 coverage(mems[j].text, text).missing[:8]) + ")")
-            continue
-        group.append(j)
-        text = found
-    return group, text
 
 
 def _best_cover(i: int, mems: list[Memory], fresh: list[float], sims: np.ndarray,

@@ -226,6 +226,11 @@ def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
     clustered.labels = group_outcome_siblings(  # no-op for memories without outcome history
         pool.memories, clustered.labels, pool.vectors, agents_config.agents,
         to_utc(now) if now is not None else utcnow(), pool.by_namespace.values())
+    from memmaint.maintenance.agents.updates import group_updates
+
+    clustered.labels = group_updates(  # an update and what it replaces are planned together
+        pool.memories, clustered.labels, pool.vectors, agents_config.agents,
+        pool.by_namespace.values())
     n_groups = sum(len(set(lab[lab >= 0].tolist())) + int(np.count_nonzero(lab < 0))
                    for lab in (clustered.labels[i] for i in pool.by_namespace.values()))
     _tick(progress, f"{prefix}plan", 0, n_groups)  # counted in clusters (noise: singletons)

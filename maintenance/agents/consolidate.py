@@ -1,0 +1,234 @@
+"""Merges that consolidate: the merged text states each fact once.
+
+A merge keeps the **most complete** source's text (the one whose clauses cover most of the
+other sources') and adds only the clauses another source says that it does not. Whether a
+clause is already said is a clause-level test (:func:`clause_covered`):
+
+- *lexically*: :func:`~memmaint.maintenance.agents.coverage.coverage` finds every one of its
+  units (content words up to stems and synonyms, names, numbers, dates, negations,
+  qualifiers) in the text; or
+- *semantically*: a clause of the text whose embedding is at cosine >=
+  :data:`PARAPHRASE_COSINE` to it (the memories' own vectors, for sources of one clause)
+  carries every name, number, date and qualifier it carries, the same negations, no changed
+  value (:func:`~memmaint.maintenance.agents.slots.relation`), and all but a third of its
+  content words (a five-letter prefix counts: "allergic" / "allergy"). So "The user has a
+  peanut allergy." covers "User is allergic to peanuts.", and a changed value is never
+  covered.
+
+Which sources may join, and with what:
+
+- a source that is covered whole joins (a duplicate or a less detailed restatement);
+- a source that adds a clause joins only when another of its clauses is covered (it refines
+  the same fact), it was written on the merge's newest day (its added fact keeps its date) and
+  the text stays within ``merge_max_chars``; otherwise it stays apart: different facts and
+  different events are not glued into one memory;
+- a source reporting a past event on another day than the newest source, with no absolute
+  date in its text, stays apart: the merged memory is dated like its newest source, which
+  would move the event.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memmaint.maintenance.agents.coverage import (
+    Unit,
+    coverage,
+    same_anchor,
+    sentences,
+    stem,
+    units,
+)
+from memmaint.maintenance.agents.slots import Statement, relation, statement
+from memmaint.maintenance.agents.updates import RelationFn
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.core.records import Memory
+
+#: Cosine between two clauses from which they may say the same thing (with the anchors).
+PARAPHRASE_COSINE = 0.85
+_ANCHORS = ("name", "number", "date", "qualifier")
+_COMMON = frozenset(stem(w) for w in (
+    "the", "a", "an", "user", "users", "we", "our", "they", "he", "she", "it", "this", "that",
+    "there", "always", "never", "please", "use", "do", "don't", "if", "when", "for", "in",
+    "on", "at", "to", "my", "your", "his", "her", "their", "its", "all", "every", "each"))
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a text, with its vector when known (a one-clause memory's own)."""
+
+    text: str
+    vector: np.ndarray | None
+
+
+def clauses_of(text: str, vector: np.ndarray | None) -> list[Clause]:
+    """The clauses (sentences) of ``text``; a one-clause text gets ``vector``."""
+    parts = sentences(text) or [text]
+    return [Clause(p, vector if len(parts) == 1 else None) for p in parts]
+
+
+def _content(us: Sequence[Unit]) -> set[str]:
+    return {u.key for u in us if u.kind == "word"} | {u.key for u in us if u.kind == "name"}
+
+
+def _fuzzy_missing(src: set[str], kept: set[str]) -> set[str]:
+    return {w for w in src if w not in kept and not (
+        len(w) >= 5 and any(len(k) >= 5 and k[:5] == w[:5] for k in kept))}
+
+
+def paraphrase(a: Clause, b: Clause, *, threshold: float = PARAPHRASE_COSINE) -> str | None:
+    """Why clause ``b`` says what clause ``a`` says (``None``: it does not, or cannot tell)."""
+    if a.vector is None or b.vector is None:
+        return None
+    cos = float(a.vector @ b.vector)
+    if cos < threshold:
+        return None
+    ua, ub = units(a.text), units(b.text)
+    anchors_a = {(u.kind, u.key) for u in ua if u.kind in _ANCHORS}
+    anchors_b = {(u.kind, u.key) for u in ub if u.kind in _ANCHORS}
+    names_b = {u.key for u in ub if u.kind in ("name", "word")}
+    if any(kind == "name" and key in names_b for kind, key in anchors_a - anchors_b):
+        anchors_a = {x for x in anchors_a if not (x[0] == "name" and x[1] in names_b)}
+    if not anchors_a <= anchors_b:
+        return None
+    capitals = {stem(w) for w in re.findall(r"\b[A-Z][a-z]+", a.text)} - _COMMON
+    if not capitals <= {stem(w) for w in re.findall(r"[A-Za-z]+", b.text)} | _COMMON:
+        return None  # a sentence-initial name ("Sam is ..." / "Ana is ...")
+    if {u.key for u in ua if u.kind == "negation"} != {u.key for u in ub if u.kind == "negation"}:
+        return None
+    content, other = _content(ua), _content(ub)
+    missing = _fuzzy_missing(content, other)
+    if len(missing) > 1 or (missing and (len(content) < 3
+                                         or not _fuzzy_missing(other, content))):
+        return None  # a reworded word may differ, a dropped detail may not
+    if relation(statement(a.text), statement(b.text), cos) is not None:
+        return None
+    return f"paraphrase (cosine {cos:.2f}, same names, numbers, dates and negations)"
+
+
+def clause_covered(clause: Clause, kept: Sequence[Clause]) -> str | None:
+    """How ``kept`` already says ``clause``: ``"words"`` (lexical cover) or a paraphrase
+    reason; ``None`` when it does not."""
+    if coverage(clause.text, " ".join(c.text for c in kept)).covered:
+        return "words"
+    for other in kept:
+        why = paraphrase(clause, other)
+        if why:
+            return why
+    return None
+
+
+def _join(text: str, clause: str) -> str:
+    text = text.strip()
+    if text and text[-1] not in ".!?;":
+        text += "."
+    return f"{text} {clause.strip()}" if text else clause.strip()
+
+
+@dataclass
+class MergeText:
+    """The result of :func:`consolidate`: the sources kept (``group``), the merged text, the
+    base source, and why each other source joined or stayed apart."""
+
+    group: list[int]
+    text: str
+    base: int
+    joined: dict[int, tuple[str, str]]  # source -> ("duplicate" or "refinement", why)
+    apart: dict[int, str]
+
+
+def consolidate(group: Sequence[int], mems: Sequence[Memory], vecs: np.ndarray,
+                cfg: AgentsConfig) -> MergeText:
+    """The merged text of ``group`` (first: the canonical source) and who stays apart."""
+    parts = {g: clauses_of(mems[g].text, vecs[g]) for g in group}
+
+    def covered_by(base: int, other: int) -> int:
+        return sum(1 for c in parts[other] if clause_covered(c, parts[base]))
+
+    score = {b: (sum(covered_by(b, o) for o in group if o != b), len(units(mems[b].text)),
+                 -group.index(b)) for b in group}
+    base = max(group, key=lambda b: score[b])
+    newest_day = max(mems[g].created_at for g in group).date()
+    text, kept = mems[base].text.strip(), list(parts[base])
+    joined: dict[int, tuple[str, str]] = {}
+    apart: dict[int, str] = {}
+    out = [base]
+    for g in group:
+        if g == base:
+            continue
+        found = [(c, clause_covered(c, kept)) for c in parts[g]]
+        new = [c for c, why in found if not why]
+        whys = sorted({why for _c, why in found if why})
+        if not new:
+            joined[g] = ("duplicate", "says nothing the merged text does not: " + ", ".join(
+                "same words" if w == "words" else w for w in whys))
+            out.append(g)
+            continue
+        if len(new) == len(found):
+            apart[g] = "it states a different fact (no clause of it is in the merged text)"
+            continue
+        if cfg.merge_uncovered == "apart":
+            apart[g] = "it adds a fact and merge_uncovered is 'apart'"
+            continue
+        if mems[g].created_at.date() != newest_day:
+            apart[g] = (f"it adds a fact dated {mems[g].created_at.date()} and the merged "
+                        f"memory would be dated {newest_day}")
+            continue
+        composed = text
+        for c in new:
+            composed = _join(composed, c.text)
+        if len(composed) > max(cfg.merge_max_chars, len(text)):
+            apart[g] = f"adding its clauses would exceed merge_max_chars ({cfg.merge_max_chars})"
+            continue
+        text = composed
+        kept.extend(Clause(c.text, c.vector) for c in new)
+        joined[g] = ("refinement", f"adds {len(new)} clause(s) the merged text did not state")
+        out.append(g)
+    return MergeText(out, text, base, joined, apart)
+
+
+def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequence[Memory],
+                     sims: np.ndarray, stmts: Sequence[Statement], rel: RelationFn,
+                     cfg: AgentsConfig, apart: dict[int, str]) -> list[int]:
+    """The memories that may merge around ``seed``: near-duplicates (cosine >=
+    ``merge_threshold``, or >= ``dedup_threshold`` when the seed's text covers them) that
+    have no update, conflict or identifier difference with any of them, and keep their
+    relative and event dates; why the others near the seed stay apart."""
+    group = [seed]
+    newest = mems[seed].created_at
+    for j in live:
+        if j == seed or j in taken:
+            continue
+        cos = float(sims[seed, j])
+        if cos < cfg.dedup_threshold:
+            continue
+        if cos < cfg.merge_threshold and not coverage(mems[j].text, mems[seed].text):
+            continue
+        blocked = next(((g, r) for g in group if (r := rel(g, j)) is not None), None)
+        if blocked is not None:
+            g, r = blocked
+            if r.kind == "distinct":
+                apart.setdefault(j, f"kept apart because {r.detail}: not a duplicate of "
+                                    f"{mems[g].id} (cosine {sims[g, j]:.2f})")
+            continue
+        when = max(newest, mems[j].created_at)
+        if not same_anchor([(mems[g].text, mems[g].created_at) for g in [*group, j]]):
+            apart.setdefault(j, f"kept apart because its relative time would move: near-"
+                                f"duplicate of {mems[seed].id} (cosine {cos:.2f})")
+            continue
+        if any(stmts[x].past and mems[x].created_at.date() != when.date()
+               and not stmts[x].facts.values.get("date") for x in (*group, j)):
+            apart.setdefault(j, f"kept apart because it reports an event of another day than "
+                                f"{mems[seed].id} (cosine {cos:.2f})")
+            continue
+        group.append(j)
+        newest = when
+    return group
+
+
+__all__ = ["PARAPHRASE_COSINE", "Clause", "MergeText", "clause_covered", "clauses_of",
+           "consolidate", "merge_candidates", "paraphrase"]

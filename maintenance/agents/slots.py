@@ -1,0 +1,308 @@
+"""What two memories are to each other: a changed value, different subjects, or neither.
+
+The rule agents decide a pair *before* they think of merging it. Three tests read the texts
+(pure functions, no state):
+
+- **identifiers** (:func:`identifiers`): a number that *names* the subject ("invoice 1043",
+  "game 7", "ticket #88", "INV-1043"; "version 2" only when the sentence starts with it) is not
+  a value. Two memories whose identifiers of one kind differ ("invoice 1043" / "invoice 1044")
+  are about different things: they stay apart and active, whatever else differs.
+- **name slots** (:func:`statement`): a name (a capitalised word that does not start a
+  sentence, ``Europe/Berlin``, ``C#``) fills the slot named by the nearest content word before
+  it ("works at *Acme*" -> slot ``work``, "timezone is *Europe/Paris*" -> ``timezone``), for the
+  sentence's *holder* (the last content word before its first verb: "The user works" ->
+  ``user``). Two memories with the same holder and slot and different names state different
+  values ("works at Acme" / "now works at Globex"). "Switched from X to Y" retires X.
+- **values** (:mod:`~memmaint.maintenance.agents.conflicts`): prices, percentages, dates,
+  times, weekdays, numbers and polarity, counted between memories about the same subject.
+  Dates alone differing between two statements of past events (no update word such as
+  "moved", "now", "rescheduled") are two events, not an update.
+
+:func:`relation` puts these together for a pair: ``"distinct"`` (kept apart because ...),
+``"change"`` (same subject, different values: an update or a conflict), or ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memmaint.maintenance.agents.conflicts import (
+    Facts,
+    extract,
+    subject_similarity,
+    value_differences,
+)
+from memmaint.maintenance.agents.coverage import stem
+
+#: Nouns a following number identifies ("invoice 1043"): the number names the subject.
+ID_NOUNS = frozenset((
+    "invoice", "ticket", "order", "game", "note", "issue", "bug", "case", "room", "table",
+    "flight", "account", "item", "step", "chapter", "page", "section", "episode", "season",
+    "match", "round", "pr", "id", "task", "sprint", "lot", "unit", "seat", "gate", "platform",
+    "lesson", "level", "test", "run", "build", "patch", "batch", "card", "deck", "receipt",
+    "booking", "reservation", "claim", "incident", "request", "part", "question", "exercise",
+    "week", "day", "session", "meeting", "shipment", "package", "parcel", "contract", "policy",
+    "job", "ref", "reference", "model", "route", "line", "bus", "train", "trip", "user",
+    "customer", "client", "employee", "student", "player", "team", "group", "project",
+))
+#: Nouns whose number identifies only when the sentence starts with them ("Version 2 adds").
+_LEADING_ID_NOUNS = frozenset(("version", "release", "v"))
+# the number must end a phrase ("invoice 1043 was paid", "in game 7."): "run 4 Counterspell"
+# counts Counterspells
+_ID_END = (r"(?=\s*(?:[.,;:!?)](?!\d)|$|(?:is|was|are|were|has|had|have|and|or|in|on|at|for|of|"
+           r"to|from|with|by|says|said|will|would|should|must|can|got|gets|needs|needed)\b))")
+_ID = re.compile(r"\b([A-Za-z]+)\s*(?:#|no\.\s*|number\s+)?\s*(\d[\w\-]*(?:\.\d+)*)"
+                 + _ID_END + r"|#(\d+)\b|\b([A-Z]{2,})-(\d+)\b")
+
+#: Words that mark a statement as an update of an earlier one.
+UPDATE_WORDS = frozenset((
+    "now", "moved", "switched", "changed", "migrated", "upgraded", "downgraded",
+    "rescheduled", "postponed", "renamed", "replaced", "instead", "anymore", "longer",
+    "updated", "new", "newly", "reverted", "reversed", "cancelled", "canceled", "relocated",
+    "transferred", "became", "becomes", "starting", "henceforth",
+))
+_SWITCH = re.compile(r"\b(?:switch(?:ed)?|mov(?:ed|e)|chang(?:ed|e)|migrat(?:ed|e)|went|"
+                     r"transferr?(?:ed)?)\s+from\s+(.+?)\s+to\s+", re.IGNORECASE)
+_VERBISH = frozenset((
+    "is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would", "can",
+    "could", "should", "must", "may", "might", "does", "do", "did", "now", "no", "not",
+    "never", "always", "usually", "often", "uses", "use", "used", "works", "worked", "work",
+    "lives", "lived", "live", "likes", "liked", "loves", "hates", "prefers", "preferred",
+    "moved", "switched", "changed", "starts", "started", "runs", "ran", "costs", "cost",
+    "takes", "took", "needs", "needed", "wants", "wanted", "keep", "keeps", "kept", "goes",
+    "went", "owns", "owned", "gets", "got", "plays", "played", "meets", "met", "happens",
+    "became", "becomes", "paid", "pays", "joined", "joins", "left", "leaves", "drives",
+    "drove", "speaks", "spoke", "ate", "eats", "enjoys", "enjoyed", "attended", "attends",
+))
+_SLOT_SKIP = frozenset((
+    "a", "an", "the", "at", "in", "on", "to", "for", "of", "from", "is", "are", "was",
+    "were", "be", "been", "now", "currently", "still", "also", "called", "named", "into",
+    "set", "based", "located",
+))
+#: Words that end a slot: what follows them is not the value of the word before them.
+_SLOT_BREAK = frozenset(("as", "by", "and", "or", "but", "than", "like", "with", "per",
+                         "says", "said", "noted", "according"))
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’/#+.\-]*[A-Za-z0-9#+]|[A-Za-z0-9]|[.!?;:,]")
+_MONTHS_DAYS = frozenset((
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+    "sep", "sept", "oct", "nov", "dec", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "saturday", "sunday", "mondays", "tuesdays", "wednesdays", "thursdays",
+    "fridays", "saturdays", "sundays", "i",
+))
+_PAST = re.compile(r"\b(?:(was|were|did|had|went|met|took|ran|ate|saw|bought|got|paid|"
+                   r"made|came|left|won|lost)|([A-Za-z][a-z]{2,}ed))\b(?!-)")
+_FUTURE = re.compile(r"\b(?:next|will|upcoming|scheduled|going to|tomorrow|soon)\b",
+                     re.IGNORECASE)
+_STATE_PARTICIPLES = frozenset((
+    "named", "called", "based", "located", "interested", "married", "used", "supposed",
+    "related", "tired", "excited", "scared", "allergic", "need", "red", "bed", "shed",
+    "seed", "speed", "feed", "bred", "hundred", "sacred", "naked", "wicked",
+))
+_BE = frozenset(("is", "are", "am", "be", "been", "being", "'s", "get", "gets", "stays"))
+
+
+def is_past(text: str) -> bool:
+    """Whether ``text`` reports a past event ("went", "was paid", "adopted"), not a state
+    ("is called", "named Biscuit")."""
+    if _FUTURE.search(text):
+        return False
+    words = re.findall(r"[a-z']+", text.lower())
+    for m in _PAST.finditer(text):
+        if m.group(1):
+            return True
+        word = m.group(2)
+        if word[0].isupper() or word in _STATE_PARTICIPLES:  # a name ("Tracked 48")
+            continue
+        idx = [k for k, w in enumerate(words) if w == word]
+        if idx and idx[0] > 0 and words[idx[0] - 1] in _BE:
+            continue
+        return True
+    return False
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What :func:`relation` reads in one memory text (built once per memory)."""
+
+    text: str
+    facts: Facts  # values and subject words, identifier numbers masked
+    ids: frozenset[tuple[str, str]]  # (noun, identifier)
+    holder: str  # the head word of the first sentence's subject ("" when none)
+    slots: frozenset[tuple[str, str, str]]  # (slot stem, slot word, name), for the holder
+    names: frozenset[str]  # every name, lower-cased
+    switched_from: frozenset[str]  # names a "switched from X to Y" retires
+    update_word: bool  # says it updates something ("now", "moved to", ...)
+    past: bool  # reports a past event
+
+
+def identifiers(text: str) -> frozenset[tuple[str, str]]:
+    """``(noun, identifier)`` pairs of ``text`` (see the module docstring)."""
+    out: set[tuple[str, str]] = set()
+    starts = {0} | {m.end() for m in re.finditer(r"[.!?;:]\s*", text)}
+    for m in _ID.finditer(text):
+        if m.group(3):
+            out.add(("#", m.group(3)))
+        elif m.group(4):
+            out.add((m.group(4).lower(), m.group(5)))
+        else:
+            noun = m.group(1).lower()
+            if noun in ID_NOUNS or (noun in _LEADING_ID_NOUNS and m.start() in starts):
+                out.add((noun, m.group(2).rstrip(".")))
+    return frozenset(out)
+
+
+def _mask_ids(text: str) -> str:
+    def repl(m: re.Match[str]) -> str:
+        noun = (m.group(1) or "").lower()
+        if m.group(3) or m.group(4) or noun in ID_NOUNS or noun in _LEADING_ID_NOUNS:
+            return " " if not m.group(1) else m.group(1)
+        return m.group(0)
+    return _ID.sub(repl, text)
+
+
+def _names(token: str) -> list[str]:
+    return [p.lower() for p in re.split(r"/", token) if p] + (
+        [token.lower()] if "/" in token else [])
+
+
+def statement(text: str) -> Statement:
+    """The :class:`Statement` of one memory text."""
+    toks = _TOKEN.findall(text.replace("’", "'"))
+    holder = ""
+    slots: set[tuple[str, str, str]] = set()
+    names: set[str] = set()
+    start, seen_verb, first_sentence = True, False, True
+    prev_content: tuple[str, str] | None = None
+    subject_words: list[str] = []
+    for tok in toks:
+        if tok in ".!?;:":
+            start, prev_content = True, None
+            if first_sentence and not seen_verb and subject_words:
+                holder = subject_words[-1]
+            first_sentence, seen_verb = False, True
+            continue
+        if tok == ",":
+            prev_content = None
+            continue
+        low = tok.lower().removesuffix("'s")
+        is_name = (tok[0].isupper() and not start and low not in _MONTHS_DAYS) or (
+            "/" in tok and any(c.isupper() for c in tok)) or tok.endswith("#")
+        if first_sentence and not seen_verb:
+            if low in _VERBISH or (not start and not tok[0].isupper()
+                                   and low.endswith("ed") and subject_words):
+                seen_verb = True
+                holder = subject_words[-1] if subject_words else ""
+            elif not tok[0].isdigit() and low not in _SLOT_SKIP:
+                subject_words.append(low if is_name else stem(low))
+        if is_name:
+            parts = _names(tok)
+            names.update(parts)
+            if prev_content is not None:
+                slots.add((*prev_content, tok.lower()))
+        elif low in _SLOT_BREAK:
+            prev_content = None
+        elif not tok[0].isdigit() and low not in _SLOT_SKIP and len(low) > 1:
+            prev_content = (stem(low), low)
+        start = False
+    if first_sentence and not seen_verb and subject_words:
+        holder = subject_words[-1]
+    switched: set[str] = set()
+    for m in _SWITCH.finditer(text):
+        for tok in _TOKEN.findall(m.group(1)):
+            if tok not in ".!?;:," and (tok[0].isupper() or "/" in tok or "#" in tok):
+                switched.update(_names(tok))
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    return Statement(text=text, facts=extract(_mask_ids(text)), ids=identifiers(text),
+                     holder=holder, slots=frozenset(slots), names=frozenset(names),
+                     switched_from=frozenset(switched), update_word=bool(words & UPDATE_WORDS),
+                     past=is_past(text))
+
+
+@dataclass(frozen=True)
+class Relation:
+    """What a pair is: ``kind`` ``"distinct"`` (kept apart) or ``"change"`` (same subject,
+    different values), and a ``detail`` a person can read."""
+
+    kind: str
+    detail: str
+
+
+def differing_ids(a: Statement, b: Statement) -> str | None:
+    """``"invoice 1043 vs 1044"`` when the two name different things of one kind."""
+    nouns_a = {n for n, _ in a.ids}
+    for noun in sorted(nouns_a & {n for n, _ in b.ids}):
+        ia = {i for n, i in a.ids if n == noun}
+        ib = {i for n, i in b.ids if n == noun}
+        if not (ia & ib):
+            return f"{noun} {', '.join(sorted(ia))} vs {', '.join(sorted(ib))}"
+    return None
+
+
+def slot_changes(a: Statement, b: Statement) -> list[str]:
+    """Name slots the two fill differently for the same holder, and names a "switched from"
+    retires (``"work: acme vs globex"``)."""
+    out: list[str] = []
+    if a.holder and a.holder == b.holder:
+        slots_a: dict[str, set[str]] = {}
+        word: dict[str, str] = {}
+        for key, raw, name in a.slots:
+            slots_a.setdefault(key, set()).add(name)
+            word[key] = raw
+        slots_b: dict[str, set[str]] = {}
+        for key, _raw, name in b.slots:
+            slots_b.setdefault(key, set()).add(name)
+        for key in sorted(set(slots_a) & set(slots_b)):
+            va, vb = slots_a[key], slots_b[key]
+            if not (va & vb) and not _nested(va, vb):
+                out.append(f"{word[key]}: {', '.join(sorted(va))} vs {', '.join(sorted(vb))}")
+    for old, new in ((a, b), (b, a)):
+        gone = new.switched_from & old.names
+        if gone and old.names <= new.names | new.switched_from:
+            out.append(f"switched from {', '.join(sorted(gone))}")
+    return out
+
+
+def _nested(va: set[str], vb: set[str]) -> bool:
+    """Whether one side's names are part of the other's ("unity" in "unity/c#")."""
+    pa = {p for n in va for p in n.split("/")}
+    pb = {p for n in vb for p in n.split("/")}
+    return pa <= pb or pb <= pa
+
+
+def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: float = 0.5,
+             strict_threshold: float = 0.75, same_cosine: float = 0.85) -> Relation | None:
+    """What ``a`` and ``b`` are to each other (see the module docstring).
+
+    ``cosine`` is their embeddings' similarity; same subject: subject-word Jaccard >=
+    ``subject_threshold``, or cosine >= ``same_cosine``, or one holder with cosine >= 0.6;
+    weak values (bare numbers, weekdays, negation) count only between near-identical
+    statements (Jaccard >= ``strict_threshold`` or cosine >= ``same_cosine``).
+    """
+    ids = differing_ids(a, b)
+    if ids:
+        return Relation("distinct", f"they name different things ({ids})")
+    slots = slot_changes(a, b)
+    if slots:
+        return Relation("change", "; ".join(slots))
+    fa, fb = a.facts, b.facts
+    jac = subject_similarity(fa, fb)
+    holder = bool(a.holder) and a.holder == b.holder and cosine >= 0.6
+    same = jac >= subject_threshold or cosine >= same_cosine or holder
+    if not same:
+        return None
+    near = jac >= strict_threshold or cosine >= same_cosine
+    diffs = value_differences(fa, fb, weak=near or (holder and (a.update_word
+                                                                or b.update_word)))
+    if not diffs:
+        return None
+    kinds = {d.split(" ", 1)[0] for d in diffs}
+    if kinds <= {"date", "weekday", "number"} and "date" in kinds and (a.past or b.past) \
+            and not (a.update_word or b.update_word):
+        return Relation("distinct", f"different events ({'; '.join(diffs)})")
+    return Relation("change", "; ".join(diffs))
+
+
+__all__ = ["ID_NOUNS", "UPDATE_WORDS", "Relation", "Statement", "differing_ids", "identifiers",
+           "relation", "slot_changes", "statement"]

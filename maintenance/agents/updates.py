@@ -1,0 +1,206 @@
+"""Updates and conflicts: a same-subject pair with different values is never merged.
+
+The rule agents call :func:`resolve_changes` for every cluster before they merge anything.
+Each pair whose :func:`~memmaint.maintenance.agents.slots.relation` is ``"change"`` (same
+subject, different values: a timezone, an employer, a price, a day, a time, a version, a
+decision reversed) is decided here:
+
+- with ``conflict_policy = "newer"`` (the default) the memories' own time orders it: the older
+  one is superseded by the newer one (a ``Resolve`` whose reason starts ``update:``). When the
+  two were created at the same instant only their wording can order them (one says "now",
+  "moved to", "switched"; the other does not); otherwise the pair is **flagged for review**
+  (``CONFLICT``) and both stay active: a policy cannot know which is true;
+- ``importance`` and ``outcome`` let that signal pick the winner, the others as tie-breaks.
+
+Updates often sit at a low cosine to what they replace ("The user now works at Globex." is at
+0.41 to "The user works at Acme as a data engineer."), below any clustering or regrouping
+threshold, so the job calls :func:`group_updates` before planning: memories that fill the same
+name slot for the same holder, or that a "switched from X" retires, are planned together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+
+from memmaint.maintenance.agents.slots import Relation, Statement, relation, statement
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.plan.model import Action, Resolve
+
+#: The flag a same-subject pair with different values and no usable order gets.
+CONFLICT = "CONFLICT"
+#: Buckets of :func:`group_updates` larger than this are not paired (a generic slot).
+MAX_BUCKET = 64
+
+RelationFn = Callable[[int, int], Relation | None]
+
+
+def relations(stmts: Sequence[Statement], sims: np.ndarray,
+              cfg: AgentsConfig) -> RelationFn:
+    """A cached ``rel(i, j)`` over a cluster's statements and cosines."""
+    cache: dict[tuple[int, int], Relation | None] = {}
+
+    def rel(i: int, j: int) -> Relation | None:
+        key = (i, j) if i < j else (j, i)
+        if key not in cache:
+            cache[key] = relation(stmts[key[0]], stmts[key[1]], float(sims[key]),
+                                  subject_threshold=cfg.conflict_subject_threshold,
+                                  strict_threshold=cfg.conflict_strict_threshold,
+                                  same_cosine=cfg.conflict_cosine)
+        return cache[key]
+    return rel
+
+
+def _day(mem: Memory) -> str:
+    return mem.created_at.strftime("%Y-%m-%d %H:%M")
+
+
+def resolve_changes(mems: Sequence[Memory], stmts: Sequence[Statement], order: Sequence[int],
+                    decided: dict[int, Action], replaced_by: dict[str, str],
+                    keep_reason: dict[int, tuple[str, str]],
+                    flags: dict[str, tuple[str, ...]], rel: RelationFn,
+                    cfg: AgentsConfig) -> None:
+    """Decide the cluster's updates and conflicts in place (see the module docstring).
+
+    ``order`` lists the memories by the conflict policy's priority, first the one that wins.
+    """
+    live = [i for i in order if i not in decided]
+    lost: dict[int, tuple[int, str]] = {}
+    winners: dict[int, None] = {}  # ordered set
+    by_time = cfg.conflict_policy == "newer"
+    for i in live:
+        if i in lost:
+            continue
+        for j in live:
+            if j == i or j in lost or j in winners:
+                continue
+            found = rel(i, j)
+            if found is None or found.kind != "change":
+                continue
+            if by_time and mems[i].created_at == mems[j].created_at \
+                    and stmts[i].update_word == stmts[j].update_word:
+                for a, b in ((i, j), (j, i)):
+                    flags[mems[a].id] = tuple(dict.fromkeys((*flags.get(mems[a].id, ()),
+                                                             CONFLICT)))
+                    why = (f"conflict flagged: same subject as {mems[b].id}, different values "
+                           f"({found.detail}), created at the same time: left for review, not "
+                           "resolved by a guess")
+                    keep_reason.setdefault(a, ("conflict", why))
+                continue
+            lost[j] = (i, found.detail)
+        winners[i] = None
+    for w in winners:
+        losers = sorted(j for j, (win, _d) in lost.items() if win == w)
+        if not losers:
+            continue
+        diffs = "; ".join(f"{mems[j].id}: {lost[j][1]}" for j in losers)
+        newer = all(mems[w].created_at >= mems[j].created_at for j in losers)
+        valid_until = mems[w].created_at if newer else max(mems[j].created_at for j in losers)
+        if by_time:
+            tie = [mems[j].id for j in losers if mems[j].created_at == mems[w].created_at]
+            order_by = f"{mems[w].id} is newer by created_at ({_day(mems[w])})" + (
+                f"; same time as {', '.join(tie)}, ordered by its wording (an update word)"
+                if tie else "")
+            reason = (f"update: {mems[w].id} supersedes "
+                      f"{', '.join(mems[j].id for j in losers)} (same subject, changed value: "
+                      f"{diffs}); {order_by}")
+        else:
+            reason = (f"conflict: same subject, different values ({diffs}); {mems[w].id} "
+                      f"wins by policy {cfg.conflict_policy!r}")
+        action = Resolve((mems[w].id,), tuple(mems[j].id for j in losers), "conflict",
+                         reason, valid_until)
+        keep_reason.setdefault(w, ("conflict", (
+            f"update of {', '.join(mems[j].id for j in losers)} (same subject, changed value: "
+            f"{diffs}): the current value" if by_time else
+            f"conflict won by policy {cfg.conflict_policy!r} over "
+            f"{', '.join(mems[j].id for j in losers)} ({diffs})")))
+        for j in losers:
+            decided[j] = action  # one action object; emitted once
+            replaced_by[mems[j].id] = mems[w].id
+
+
+def _keys(st: Statement) -> set[tuple[str, ...]]:
+    keys: set[tuple[str, ...]] = set()
+    if st.holder:
+        keys.update(("slot", st.holder, key) for key, _raw, _name in st.slots)
+    keys.update(("name", n) for n in st.switched_from)
+    return keys
+
+
+def _retire_keys(st: Statement) -> set[tuple[str, ...]]:
+    """Keys under which an older memory can be found by a newer "switched from" one."""
+    return {("name", n) for n in st.names}
+
+
+def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.ndarray,
+                  cfg: AgentsConfig, partitions: Iterable[np.ndarray]) -> np.ndarray:
+    """Labels with memories that :func:`~memmaint.maintenance.agents.slots.relation` calls a
+    ``"change"`` planned together (``partitions``: each namespace's row indices; labels are
+    namespace-local).
+
+    Candidates share a name slot and holder, or a name that one of them says was switched
+    from; a noise memory joins its partner's cluster (two noise memories form a new one), two
+    clusters whose sizes add up to at most ``regroup_max_size`` become one, otherwise the older
+    memory alone moves to the newer one's cluster. A pool without such pairs is unchanged.
+    """
+    out = np.asarray(labels, dtype=np.int64).copy()
+    vecs = np.asarray(vectors, dtype=np.float64)
+    for rows in partitions:
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) < 2:
+            continue
+        stmts: dict[int, Statement] = {}
+        buckets: dict[tuple[str, ...], list[int]] = {}
+        for r in rows.tolist():
+            st = statement(memories[r].text)
+            if not (st.slots or st.switched_from or st.names):
+                continue
+            stmts[r] = st
+            for key in _keys(st) | _retire_keys(st):
+                buckets.setdefault(key, []).append(r)
+        pairs: set[tuple[int, int]] = set()
+        for key, members in buckets.items():
+            if len(members) < 2 or len(members) > MAX_BUCKET:
+                continue
+            for x in range(len(members)):
+                for y in range(x + 1, len(members)):
+                    a, b = members[x], members[y]
+                    if key[0] == "name" and not (key[1] in stmts[a].switched_from
+                                                 or key[1] in stmts[b].switched_from):
+                        continue
+                    pairs.add((a, b) if a < b else (b, a))
+        next_label = int(out[rows].max(initial=-1)) + 1
+        for a, b in sorted(pairs):
+            if out[a] >= 0 and out[a] == out[b]:
+                continue
+            cos = float(vecs[a] @ vecs[b] / (np.linalg.norm(vecs[a]) * np.linalg.norm(vecs[b])
+                                             or 1.0))
+            found = relation(stmts[a], stmts[b], cos,
+                             subject_threshold=cfg.conflict_subject_threshold,
+                             strict_threshold=cfg.conflict_strict_threshold,
+                             same_cosine=cfg.conflict_cosine)
+            if found is None or found.kind != "change":
+                continue
+            old, new = (a, b) if memories[a].created_at <= memories[b].created_at else (b, a)
+            if out[old] < 0 and out[new] < 0:
+                out[old] = out[new] = next_label
+                next_label += 1
+            elif out[old] < 0:
+                out[old] = out[new]
+            elif out[new] < 0:
+                out[new] = out[old]
+            else:
+                in_rows = out[rows]
+                size = int(np.count_nonzero(in_rows == out[old])
+                           + np.count_nonzero(in_rows == out[new]))
+                if size <= cfg.regroup_max_size:
+                    source = out[old]
+                    out[rows[in_rows == source]] = out[new]
+                else:
+                    out[old] = out[new]
+    return out
+
+
+__all__ = ["CONFLICT", "group_updates", "relations", "resolve_changes"]
