@@ -290,7 +290,7 @@ def sample_pools(texts: Sequence[str], labels: Sequence[str | int], n_pools: int
         if given is not None:
             imp = given[[r for r, _ in rows]]
         else:
-            imp = draw_weights(len(rows), weights or "none", rng)
+            imp = draw_weights(len(rows), weights if isinstance(weights, str) else "none", rng)
         ages = rng.uniform(0.0, float(time_window_days), size=len(rows))
         memories = [
             Memory(text=str(texts[r]).strip(), id=f"{kind}-s{seed}-p{p}-{j:04d}",

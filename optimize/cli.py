@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -232,8 +232,8 @@ def tune_cmd(make_pools: str | None, labels_from: str | None, pareto: bool, trai
     _quiet_optuna()
     counted = _TrialProgress(objective, trials)
     try:
-        outcome = run_study(study, counted, n_trials=trials, timeout=timeout, n_jobs=n_jobs,
-                            show_progress_bar=False)
+        outcome = run_study(study, cast(Objective, counted), n_trials=trials,
+                            timeout=timeout, n_jobs=n_jobs, show_progress_bar=False)
     finally:
         counted.close()
     per = outcome.seconds / outcome.trials_run if outcome.trials_run else 0.0

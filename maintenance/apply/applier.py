@@ -432,24 +432,24 @@ def undo_run(store: MemoryStore, run_id: str) -> UndoResult:
     with store.transaction():  # the changes and the run record commit together
         for ns in namespaces:
             with store.transaction() as tx:
-                for (n, mid), before in first.items():
+                for (n, mid), snapshot in first.items():
                     if n != ns:
                         continue
                     cur = current[(ns, mid)]
                     _pause("undo-write")
-                    if before is None:
-                        after = tx.update(dataclasses.replace(
+                    if snapshot is None:
+                        restored_to = tx.update(dataclasses.replace(
                             cur, status=Status.ARCHIVED, replaced_by=None), cur.version)
                         archived.append(mid)
                         reason = f"undo of run {target}: archived the memory the run created"
                     else:
-                        after = Memory.from_dict(before)
-                        tx.restore(after, cur.version)
+                        restored_to = Memory.from_dict(snapshot)
+                        tx.restore(restored_to, cur.version)
                         restored.append(mid)
                         reason = f"undo of run {target}: restored the state before the run"
                     event = Event(run_id=undo_id, action="undo", namespace=ns,
                                   memory_ids=(mid,), before=(cur.to_dict(),),
-                                  after=(after.to_dict(),), reason=reason, agent="undo")
+                                  after=(restored_to.to_dict(),), reason=reason, agent="undo")
                     tx.append_event(event)
                     written.append(event)
         _mark_base_run(store, undo_id)

@@ -179,7 +179,7 @@ def _run_approve(ctx: click.Context, db: str, config: Config, approve: str,
     if result is None:
         click.echo(f"run skipped: {report.skip_reason}")
         ctx.exit(EXIT_SKIPPED)
-    for line in result.lines():  # type: ignore[attr-defined]
+    for line in result.lines():
         click.echo(line)
     click.echo(f"queued plan {queued.removeprefix('pending-')} for review (memmaint queue "
                f"--db {redact_url(db)})" if queued else "nothing left to review")
@@ -336,11 +336,11 @@ def compare_cmd(reports: tuple[str, ...], db: str | None, configs: tuple[str, ..
         raise click.UsageError("--config and --namespace need --db")
     if len(reports) == 1:
         rep = RunReport.load(reports[0])
-        cmp = shadow_comparison(rep)
-        if cmp is None:
+        shadow_cmp = shadow_comparison(rep)
+        if shadow_cmp is None:
             raise InputError(f"{reports[0]}: the report has no shadow to compare with; "
                              "give two report files")
-        _emit_comparison(cmp, json_path, html_path, f"memmaint run {rep.run_id}: shadow")
+        _emit_comparison(shadow_cmp, json_path, html_path, f"memmaint run {rep.run_id}: shadow")
         return
     if len(reports) != 2:
         raise click.UsageError("give two report files, or --db with two --config files")
@@ -371,7 +371,7 @@ def demo_configs() -> tuple[Config, Config]:
     from memmaint.maintenance.core.config import config_from_dict
 
     primary = Config()
-    shadow = config_from_dict({
+    shadow: Config = config_from_dict({
         "reduction": {"method": "umap", "n_components": 3},
         "clustering": {"algorithm": "genkt",
                        "genkt": {"p": -1.69, "R": 1.2, "cos_cut": 0.26}},

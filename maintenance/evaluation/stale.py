@@ -180,7 +180,7 @@ def build_stream(size: int, seed: int = 0, start: datetime = START) -> Stream:
         answers.append(mid)
 
     n_noise = size - len(RELEVANT)
-    fillers = dict(vocab.noise_fillers)
+    fillers: dict[str, Any] = dict(vocab.noise_fillers)
     from memmaint.datasets.vocab_support import MEETINGS
 
     fillers["meeting"] = MEETINGS

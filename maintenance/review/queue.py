@@ -9,6 +9,8 @@ RUN_ID, "actions": N}``), so any store kind can queue. Queuing a plan marks ever
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.records import new_id, utcnow
@@ -21,6 +23,11 @@ from memmaint.maintenance.review.planfile import (
     filter_plan,
 )
 from memmaint.maintenance.store.base import MemoryStore, RunRecord
+
+if TYPE_CHECKING:
+    from memmaint.maintenance.core.config import Config
+    from memmaint.maintenance.report.model import RunReport
+    from memmaint.maintenance.review.apply import ReviewApplyResult
 
 PENDING = "pending"
 SUPERSEDED = "superseded"
@@ -72,10 +79,10 @@ def pending_plan(store: MemoryStore, ident: str) -> PlanFile:
     raise InputError(f"no queued plan {ident}")
 
 
-def run_with_approval(store: MemoryStore, config: object, kinds: set[str], *,
+def run_with_approval(store: MemoryStore, config: Config, kinds: set[str], *,
                       namespaces: list[str] | None = None, force: bool = False,
-                      now: object = None, progress: object = None) -> tuple[object, object,
-                                                                             str | None]:
+                      now: datetime | None = None, progress: Any = None,
+                      ) -> tuple[ReviewApplyResult | None, RunReport, str | None]:
     """``memmaint run --approve KINDS``: plan like the job, apply the actions of ``kinds``
     at once (a run record, undoable), queue the rest for review.
 
@@ -84,8 +91,8 @@ def run_with_approval(store: MemoryStore, config: object, kinds: set[str], *,
     from memmaint.maintenance.review.apply import apply_reviewed
     from memmaint.maintenance.review.planfile import approve_types, make_plan_file
 
-    pf, report = make_plan_file(store, config, namespaces=namespaces,  # type: ignore[arg-type]
-                                now=now, force=force, progress=progress)  # type: ignore[arg-type]
+    pf, report = make_plan_file(store, config, namespaces=namespaces, now=now, force=force,
+                                progress=progress)
     if pf is None:
         return None, report, None
     decisions = approve_types(pf, kinds)

@@ -200,7 +200,9 @@ class QdrantBackend:
                 raise UserError(f"record {r.id!r} has a metadata key {self.text_key!r}, the "
                                 "payload key of the text: pick another ?text_key=")
         if not self._exists(namespace):
-            self._create(namespace, len(np.ravel(next(iter(last.values())).vector)))
+            first_vector = next(iter(last.values())).vector
+            assert first_vector is not None  # every record's vector was checked above
+            self._create(namespace, len(np.ravel(first_vector)))
         name, others = self._layout(namespace)
         for batch in chunks(list(last.values()), _PAGE):
             ids = [point_id(r.id) for r in batch]
