@@ -80,6 +80,11 @@ _SLOT_SKIP = frozenset((
     "were", "be", "been", "now", "currently", "still", "also", "called", "named", "into",
     "set", "based", "located",
 ))
+_FUNCTION = frozenset(("who", "which", "that", "since", "until", "because", "when", "while",
+                       "if", "has", "had", "have", "will", "would", "should", "can", "could",
+                       "does", "did", "not", "never", "no", "after", "before", "during",
+                       "last", "next", "this", "ago", "yesterday", "today", "recently",
+                       "earlier", "later", "again", "too", "instead", "anymore"))
 #: Words that end a slot: what follows them is not the value of the word before them.
 _SLOT_BREAK = frozenset(("as", "by", "and", "or", "but", "than", "like", "with", "per",
                          "says", "said", "noted", "according"))
@@ -176,7 +181,11 @@ def statement(text: str) -> Statement:
     start, seen_verb, first_sentence = True, False, True
     prev_content: tuple[str, str] | None = None
     subject_words: list[str] = []
+    pending: tuple[str, str, str] | None = None
     for tok in toks:
+        if tok in ".!?;:," and pending is not None:
+            slots.add(pending)
+            pending = None
         if tok in ".!?;:":
             start, prev_content = True, None
             if first_sentence and not seen_verb and subject_words:
@@ -196,16 +205,27 @@ def statement(text: str) -> Statement:
                 holder = subject_words[-1] if subject_words else ""
             elif not tok[0].isdigit() and low not in _SLOT_SKIP:
                 subject_words.append(low if is_name else stem(low))
+        if pending is not None:
+            if is_name:  # "United Kingdom": one name
+                pending = (pending[0], pending[1], f"{pending[2]} {tok.lower()}")
+                names.update(_names(tok))
+                start = False
+                continue
+            if not (tok.isalpha() and tok.islower() and low not in _SLOT_SKIP
+                    and low not in _SLOT_BREAK and low not in _FUNCTION):
+                slots.add(pending)  # a name followed by a noun modifies it ("UK orders")
+            pending = None
         if is_name:
-            parts = _names(tok)
-            names.update(parts)
+            names.update(_names(tok))
             if prev_content is not None:
-                slots.add((*prev_content, tok.lower()))
+                pending = (*prev_content, tok.lower())
         elif low in _SLOT_BREAK:
             prev_content = None
         elif not tok[0].isdigit() and low not in _SLOT_SKIP and len(low) > 1:
             prev_content = (stem(low), low)
         start = False
+    if pending is not None:
+        slots.add(pending)
     if first_sentence and not seen_verb and subject_words:
         holder = subject_words[-1]
     switched: set[str] = set()
