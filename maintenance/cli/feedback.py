@@ -8,13 +8,13 @@ transaction records them.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from memmaint.maintenance.core.errors import InputError, UnknownIdError, UserError
+from memmaint.maintenance.core.text import json_problem, parse_json
 from memmaint.maintenance.store.base import MemoryStore
 from memmaint.maintenance.store.registry import open_store
 
@@ -42,10 +42,7 @@ def parse_feedback_jsonl(data: bytes, name: str, default_namespace: str) -> list
         if not line.strip():
             continue
         where = f"{name}:{lineno}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+        row = parse_json(line, where)  # one line for deep nesting, surrogates, NaN...
         if not isinstance(row, dict):
             raise InputError(f"{where}: expected a JSON object")
         mid, ns, outcome = row.get("id"), row.get("namespace", default_namespace), \
@@ -63,8 +60,18 @@ def parse_feedback_jsonl(data: bytes, name: str, default_namespace: str) -> list
     return out
 
 
+def check_id(value: str, what: str) -> None:
+    """Refuse an id or namespace a store cannot hold (a lone surrogate: not Unicode text)."""
+    problem = json_problem(value, what)
+    if problem:
+        raise InputError(problem)
+
+
 def record_batch(store: MemoryStore, items: list[Feedback]) -> dict[str, int]:
     """Check every id, then record every item in one transaction; counts per outcome."""
+    for item in items:
+        check_id(item.memory_id, "the memory id")
+        check_id(item.namespace, "the namespace")
     missing: list[str] = []
     by_ns: dict[str, set[str]] = {}
     for item in items:
@@ -89,15 +96,20 @@ def record_batch(store: MemoryStore, items: list[Feedback]) -> dict[str, int]:
 @click.option("--db", required=True, help="Store path or URL.")
 @click.option("--namespace", "-n", default="default", show_default=True,
               help="Namespace of the memory (the default for batch lines without one).")
-@click.option("--success", "outcome", flag_value="success", help="The memory helped.")
-@click.option("--failure", "outcome", flag_value="failure", help="The memory did not help.")
-@click.option("--used", "outcome", flag_value="used", help="Used, with no verdict.")
+@click.option("--success", is_flag=True, help="The memory helped.")
+@click.option("--failure", is_flag=True, help="The memory did not help.")
+@click.option("--used", is_flag=True, help="Used, with no verdict.")
 @click.option("--from", "batch", type=click.Path(dir_okay=False),
               help='JSONL batch: {"id": ..., "namespace": ..., "outcome": '
                    '"success"|"failure"|"used"} per line (all or nothing).')
-def feedback_cmd(memory_id: str | None, db: str, namespace: str, outcome: str | None,
-                 batch: str | None) -> None:
+def feedback_cmd(memory_id: str | None, db: str, namespace: str, success: bool,
+                 failure: bool, used: bool, batch: str | None) -> None:
     """Record whether MEMORY_ID helped (--success / --failure / --used), or a batch (--from)."""
+    given = [name for name, on in (("success", success), ("failure", failure),
+                                   ("used", used)) if on]
+    if len(given) > 1:
+        raise UserError(f"give one outcome, not {' and '.join('--' + g for g in given)}")
+    outcome = given[0] if given else None
     if batch is not None:
         if memory_id is not None or outcome is not None:
             raise UserError("--from takes the outcomes from the file: give no MEMORY_ID and "

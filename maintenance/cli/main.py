@@ -117,32 +117,67 @@ class LazyGroup(click.Group):
             (front if arg in _LOG_FLAGS or _SHORT_LOG_FLAGS.fullmatch(arg) else rest).append(arg)
         return super().parse_args(ctx, front + rest)
 
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:  # the group's own options, an unknown command
+            if _shows_help(exc):
+                raise
+            _usage_line(exc)
+            raise click.exceptions.Exit(EXIT_USAGE) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:  # one line, not click's usage block
+            if _shows_help(exc):
+                raise
+            _usage_line(exc)
+            ctx.exit(EXIT_USAGE)
         except LockHeldError as exc:
-            click.echo(f"memmaint: {exc}", err=True)
+            _error(exc, prefix="memmaint: ")
             ctx.exit(EXIT_LOCKED)
         except StalePlanError as exc:
-            click.echo(f"memmaint: error: {exc}", err=True)
+            _error(exc)
             ctx.exit(EXIT_STALE)
         except UserError as exc:
             recorded = getattr(exc, "recorded_run", None)
             if recorded:  # raised after the run wrote to the store: a recorded failure
-                click.echo(f"memmaint: error: {exc} (recorded as failed run {recorded})",
-                           err=True)
+                _error(exc, f" (recorded as failed run {recorded})")
                 ctx.exit(EXIT_FAILURE)
-            click.echo(f"memmaint: error: {exc}", err=True)
+            _error(exc)
             ctx.exit(EXIT_USAGE)
         except OutputError as exc:
-            click.echo(f"memmaint: error: {exc}", err=True)
+            _error(exc)
             ctx.exit(EXIT_OUTPUT)
         except MemmaintError as exc:
-            click.echo(f"memmaint: error: {exc}", err=True)
+            _error(exc)
             ctx.exit(EXIT_FAILURE)
         except KeyboardInterrupt:
             click.echo("memmaint: interrupted", err=True)
             ctx.exit(130)
+
+
+def _error(exc: BaseException | str, suffix: str = "", prefix: str = "memmaint: error: ") -> None:
+    """One line on stderr; the message's control characters shown as escapes (an id or a
+    text in it cannot steer the terminal), a password in a URL masked."""
+    from memmaint.maintenance.core.text import for_terminal
+    from memmaint.maintenance.core.urls import redact_url
+
+    click.echo(prefix + for_terminal(redact_url(f"{exc}{suffix}")), err=True)
+
+
+def _shows_help(exc: click.UsageError) -> bool:
+    """``memmaint GROUP`` with no subcommand prints the help (click's NoArgsIsHelpError)."""
+    return type(exc).__name__ == "NoArgsIsHelpError"
+
+
+def _usage_line(exc: click.UsageError) -> None:
+    """A usage error as one line naming the command and where to find its options."""
+    ctx = exc.ctx
+    where = ctx.command_path if ctx is not None else "memmaint"
+    _error(exc.format_message(), f" (see: {where} -h)")
 
 
 class Progress:

@@ -23,6 +23,7 @@ import click
 from memmaint.maintenance.core.config import Config, field_choices, load_config, with_overrides
 from memmaint.maintenance.core.errors import MemmaintError, UserError
 from memmaint.maintenance.core.records import BUILTIN_KINDS, Status
+from memmaint.maintenance.core.text import for_terminal, json_for_terminal
 from memmaint.maintenance.core.urls import redact_url
 from memmaint.maintenance.store.base import MemoryStore
 from memmaint.maintenance.store.registry import open_store
@@ -130,12 +131,12 @@ def export_cmd(db: str, namespace: str | None, output: str) -> None:
             sys.stdout.flush()
             binary = getattr(sys.stdout, "buffer", None)
             if binary is None:  # pragma: no cover - stdout replaced by a text-only stream
-                n = write_jsonl(memories, sys.stdout)
+                n = write_jsonl(memories, _for_stdout(sys.stdout))
             else:  # UTF-8 and \n whatever the locale
                 out = io.TextIOWrapper(binary, encoding="utf-8", newline="\n",
                                        write_through=True)
                 try:
-                    n = write_jsonl(memories, out)
+                    n = write_jsonl(memories, _for_stdout(out))
                     out.flush()
                 finally:
                     out.detach()
@@ -153,8 +154,34 @@ def export_cmd(db: str, namespace: str | None, output: str) -> None:
 
 # -- stats ----------------------------------------------------------------------------------
 
+class _TerminalSafe(io.TextIOBase):
+    """Writes JSON text to ``fh`` with the characters that could steer a terminal (bidi
+    overrides, C1 controls, separators) as ``\\uXXXX`` escapes: the same JSON values,
+    safe on a terminal (``export -o -`` on a terminal)."""
+
+    def __init__(self, fh: Any) -> None:
+        self.fh = fh
+
+    def write(self, text: str) -> int:
+        self.fh.write(json_for_terminal(text))
+        return len(text)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _for_stdout(fh: Any) -> Any:
+    """``fh`` itself when stdout is a pipe or a file (the bytes a file export would hold);
+    on a terminal, :class:`_TerminalSafe` around it."""
+    return _TerminalSafe(fh) if _is_terminal(sys.stdout) else fh
+
+
 def _table(header: list[str], rows: list[list[Any]]) -> str:
-    cells = [header, *[[str(c) for c in r] for r in rows]]
+    cells = [[for_terminal(h) for h in header], *[[for_terminal(c) for c in r] for r in rows]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = []
     for k, row in enumerate(cells):

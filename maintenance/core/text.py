@@ -109,5 +109,37 @@ def json_problem(value: Any, where: str = "value", *, max_depth: int = MAX_DEPTH
     return None
 
 
+def parse_json(data: bytes | str, where: str, *, max_depth: int = MAX_DEPTH) -> Any:
+    """Decode untrusted JSON (bytes as UTF-8) in one step that never raises anything but
+    :class:`~memmaint.maintenance.core.errors.InputError`, one line naming ``where``: not
+    UTF-8, not JSON, nested deeper than ``max_depth`` (also when the decoder itself gives up),
+    an integer too long to read, a lone surrogate or a non-finite number anywhere."""
+    import json
+
+    from memmaint.maintenance.core.errors import InputError
+
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                             ) from None
+    else:
+        text = data
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{where}: nested more than {max_depth} levels deep") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column "
+                         f"{exc.colno})") from None
+    except ValueError as exc:  # e.g. an integer longer than Python reads
+        raise InputError(f"{where}: not valid JSON ({str(exc).splitlines()[0]})") from None
+    problem = json_problem(value, where, max_depth=max_depth)
+    if problem:
+        raise InputError(problem)
+    return value
+
+
 __all__ = ["MAX_DEPTH", "MAX_INT", "for_terminal", "has_surrogate", "json_for_terminal",
-           "json_problem"]
+           "json_problem", "parse_json"]

@@ -35,6 +35,7 @@ from typing import Any
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.errors import InputError, UserError
 from memmaint.maintenance.core.records import format_time, utcnow
+from memmaint.maintenance.core.text import MAX_DEPTH, for_terminal, json_problem, parse_json
 from memmaint.maintenance.core.urls import redact_url, store_fingerprint
 from memmaint.maintenance.plan.model import (
     Action,
@@ -56,6 +57,8 @@ DECISIONS_FORMAT_KEYS = ("plan_id", "approved", "rejected")
 REJECTED = "rejected in review"
 NOT_APPROVED = "not approved in review"
 REVIEW_AGENT = "review"
+#: Deepest nesting read in a plan file: a memory's metadata (``MAX_DEPTH``) inside the plan.
+MAX_FILE_DEPTH = MAX_DEPTH + 16
 
 
 def action_key(cluster: ClusterPlan, index: int) -> str:
@@ -109,6 +112,9 @@ class PlanFile:
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "plan file") -> PlanFile:
+        problem = json_problem(data, where, max_depth=MAX_FILE_DEPTH)
+        if problem:
+            raise InputError(problem)
         if not isinstance(data, Mapping) or data.get("format") != FILE_FORMAT:
             raise InputError(f"{where}: not a {FILE_FORMAT} document (make one with "
                              "`memmaint plan`)")
@@ -136,20 +142,18 @@ class PlanFile:
                        digests=dict(digests))
         except PlanError as exc:
             raise InputError(f"{where}: {exc}") from None
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise InputError(f"{where}: malformed plan file: {exc}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError,
+                UnicodeError) as exc:
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InputError(f"{where}: malformed plan file: {for_terminal(detail)}") from None
 
     @classmethod
     def load(cls, path: str | Path) -> PlanFile:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            raw = Path(path).read_bytes()
         except OSError as exc:
             raise InputError(f"cannot read the plan file {path}: {exc.strerror}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: not JSON ({exc})") from None
-        return cls.from_dict(data, str(path))
+        return cls.from_dict(parse_json(raw, str(path), max_depth=MAX_FILE_DEPTH), str(path))
 
 
 def touched_ids(plan: Plan) -> dict[str, set[str]]:
@@ -237,11 +241,10 @@ class Decisions:
     def load(cls, path: str | Path, plan_file: PlanFile) -> Decisions:
         """Read and check a decisions file against ``plan_file`` (``InputError``)."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            raw = Path(path).read_bytes()
         except OSError as exc:
             raise InputError(f"cannot read decisions {path}: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: not JSON ({exc})") from None
+        data = parse_json(raw, str(path))
         if not isinstance(data, Mapping) or any(k not in data for k in DECISIONS_FORMAT_KEYS):
             raise InputError(f"{path}: a decisions file needs plan_id, approved and rejected")
         if data["plan_id"] != plan_file.plan_id:
