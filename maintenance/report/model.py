@@ -517,11 +517,8 @@ def outcome_rows(outcomes: Sequence[ConfigOutcome]) -> list[tuple[str, list[str]
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain fixed-width text table; every cell shown through
-    :func:`~memmaint.maintenance.core.text.for_terminal` (a namespace, an id or a text cannot
-    steer the terminal)."""
-    header = [for_terminal(h) for h in header]
-    rows = [[for_terminal(c) for c in r] for r in rows]
+    """A plain fixed-width text table, every cell through ``for_terminal``."""
+    header, rows = [for_terminal(h) for h in header], [[for_terminal(c) for c in r] for r in rows]
     cols = list(zip(*([list(header)] + [list(r) for r in rows])))
     widths = [max(len(str(c)) for c in col) for col in cols]
     line = "  ".join("-" * w for w in widths)

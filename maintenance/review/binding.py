@@ -29,23 +29,32 @@ import hashlib
 import json
 from collections.abc import Collection, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memmaint.maintenance.core.errors import UnknownIdError, UserError
 from memmaint.maintenance.core.urls import redact_url, store_fingerprint
 from memmaint.maintenance.plan.model import (
     Action,
     ClusterPlan,
+    Keep,
     Merge,
     Plan,
     _action_to_dict,
 )
 from memmaint.maintenance.store.base import MemoryStore
 
-if TYPE_CHECKING:
-    from memmaint.maintenance.review.planfile import Decisions, PlanFile
-
 DIGEST_LEN = 32  # hex digits of sha256 kept
+
+
+def action_key(cluster: ClusterPlan, index: int) -> str:
+    """The key a review uses for the ``index``-th action of ``cluster``."""
+    return f"{cluster.key}#{index}"
+
+
+def changing_actions(plan: Plan) -> list[tuple[str, ClusterPlan, Action]]:
+    """(key, cluster, action) for every action that changes something (not Keep)."""
+    return [(action_key(c, i), c, a) for c in plan.clusters
+            for i, a in enumerate(c.actions) if not isinstance(a, Keep)]
 
 
 class BindingError(UserError):
@@ -82,17 +91,13 @@ def action_digest(cluster: ClusterPlan, action: Action,
 def plan_digests(plan: Plan, memories: Mapping[str, Mapping[str, Mapping[str, Any]]]
                  ) -> dict[str, str]:
     """Action key -> digest for every changing action of ``plan``."""
-    from memmaint.maintenance.review.planfile import changing_actions
-
     return {key: action_digest(cluster, action, memories.get(cluster.namespace, {}))
             for key, cluster, action in changing_actions(plan)}
 
 
-def check_binding(pf: PlanFile, store_url: str, decisions: Decisions | None) -> None:
+def check_binding(pf: Any, store_url: str, decisions: Any) -> None:
     """Refuse (:class:`BindingError`) a plan for another store, a plan file whose actions
     no longer match their digests, and decisions that approved other content."""
-    from memmaint.maintenance.review.planfile import changing_actions
-
     here = store_fingerprint(store_url)
     if pf.store_fingerprint != here:
         raise BindingError(f"plan {pf.plan_id} was made for another store "
@@ -129,11 +134,9 @@ def check_binding(pf: PlanFile, store_url: str, decisions: Decisions | None) -> 
                                "review): nothing applied")
 
 
-def stale_actions(pf: PlanFile, store: MemoryStore, keys: Collection[str]) -> dict[str, str]:
+def stale_actions(pf: Any, store: MemoryStore, keys: Collection[str]) -> dict[str, str]:
     """Approved key -> why it is stale, judged per action against the store's own rows
     (existence, status, version, kind and text against the plan's snapshot)."""
-    from memmaint.maintenance.review.planfile import changing_actions
-
     wanted = [(k, c, a) for k, c, a in changing_actions(pf.plan) if k in set(keys)]
     ids: dict[str, set[str]] = {}
     created: dict[str, set[str]] = {}
@@ -174,11 +177,9 @@ def stale_actions(pf: PlanFile, store: MemoryStore, keys: Collection[str]) -> di
     return out
 
 
-def bound_plan(pf: PlanFile, filtered: Plan, keys: Collection[str]) -> Plan:
+def bound_plan(pf: Any, filtered: Plan, keys: Collection[str]) -> Plan:
     """The plan of exactly the actions ``keys`` (keys of ``pf.plan``), with the memories
     they point to kept, each cluster's versions those of the digest-checked snapshot."""
-    from memmaint.maintenance.review.planfile import changing_actions
-
     chosen: dict[str, list[Action]] = {}
     for key, cluster, action in changing_actions(pf.plan):
         if key in set(keys):

@@ -39,7 +39,6 @@ from memmaint.maintenance.core.text import MAX_DEPTH, for_terminal, json_problem
 from memmaint.maintenance.core.urls import redact_url, store_fingerprint
 from memmaint.maintenance.plan.model import (
     Action,
-    ClusterPlan,
     Keep,
     Merge,
     Plan,
@@ -49,6 +48,7 @@ from memmaint.maintenance.plan.model import (
     check_plan,
     cluster_problems,
 )
+from memmaint.maintenance.review.binding import action_key, changing_actions, plan_digests
 from memmaint.maintenance.store.base import MemoryStore
 
 FILE_FORMAT = "memmaint-plan-file"
@@ -59,17 +59,6 @@ NOT_APPROVED = "not approved in review"
 REVIEW_AGENT = "review"
 #: Deepest nesting read in a plan file: a memory's metadata (``MAX_DEPTH``) inside the plan.
 MAX_FILE_DEPTH = MAX_DEPTH + 16
-
-
-def action_key(cluster: ClusterPlan, index: int) -> str:
-    """The key a review uses for the ``index``-th action of ``cluster``."""
-    return f"{cluster.key}#{index}"
-
-
-def changing_actions(plan: Plan) -> list[tuple[str, ClusterPlan, Action]]:
-    """(key, cluster, action) for every action that changes something (not Keep)."""
-    return [(action_key(c, i), c, a) for c in plan.clusters
-            for i, a in enumerate(c.actions) if not isinstance(a, Keep)]
 
 
 @dataclass
@@ -198,8 +187,6 @@ def make_plan_file(store: MemoryStore, config: Config, *,
 def bind(plan: Plan, store: MemoryStore, config_hash: str = "") -> PlanFile:
     """Wrap ``plan`` for review: the store's texts of the memories it touches, the store's
     redacted URL and fingerprint, and each action's digest."""
-    from memmaint.maintenance.review.binding import plan_digests
-
     memories = snapshot_texts(store, plan)
     return PlanFile(plan=plan, store_url=redact_url(str(store.url)), config_hash=config_hash,
                     memories=memories, store_fingerprint=store_fingerprint(str(store.url)),
