@@ -201,3 +201,29 @@ def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
         report = run_outcomes(configs, cache)
     click.echo(report.format())
     _write_json(json_path, report.to_dict())
+
+
+@eval_group.command("decisions")
+@_common
+@click.option("--part", type=click.Choice(["dev", "validation"]), default="dev",
+              show_default=True,
+              help="The tuning part (dev) or the held-out validation part.")
+@click.option("--pools", type=int, default=None,
+              help="Only the first N generated pools (and the hand-written one).")
+@click.option("--failures", type=int, default=0, show_default=True,
+              help="Print the first N failed groups with their texts before and after.")
+def decisions_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
+                  overrides: tuple[str, ...], json_path: str | None, data_dir: str | None,
+                  cache_path: str | None, part: str, pools: int | None,
+                  failures: int) -> None:
+    """The labelled decision set: per-type accuracy and the error budget, read from the
+    store after a real run (docs/evaluation.md, Decisions)."""
+    from memmaint.maintenance.evaluation.decisions import run_decisions
+
+    if pools is not None and pools < 0:
+        raise UserError("--pools must be >= 0")
+    configs = _configs(("default", Config()), config_paths, grid, overrides)
+    with EvalCache(cache_path) as cache:
+        report = run_decisions(configs, cache, part=part, pools=pools)
+    click.echo(report.format(failures))
+    _write_json(json_path, report.to_dict())
