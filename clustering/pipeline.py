@@ -1,6 +1,8 @@
 """From embeddings to cluster labels: validate, reduce, cluster.
 
-:func:`cluster_embeddings` is what the maintenance job calls. Clusterers are pluggable through
+:func:`cluster_embeddings` clusters one block: reduce, cluster, the one-off guard.
+:func:`memmaint.clustering.stage.cluster_pool`, the reduce-and-cluster stage the job and
+every executor run, calls it, or shards the pool first. Clusterers are pluggable through
 a :class:`Clusterer` protocol and a registry keyed by ``ClusteringConfig.algorithm``:
 ``hdbscan`` (:class:`~memmaint.clustering.density.hdbscan_adapter.HDBSCANClusterer`) and ``genkt``
 (:class:`GenKTClusterer`, a thin wrapper over :class:`memmaint.clustering.genkt.estimator.GenKT`).
@@ -10,8 +12,9 @@ Both are scikit-learn estimators whose parameters are declared once, in their co
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
@@ -26,7 +29,11 @@ from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
 from memmaint.clustering.genkt.estimator import GenKT
 from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
 from memmaint.clustering.scale import lone_rows, pool_scale
-from memmaint.maintenance.core.config import ClusteringConfig, GenKTConfig, ReductionConfig
+from memmaint.maintenance.core.config import (
+    ClusteringConfig,
+    GenKTConfig,
+    ReductionConfig,
+)
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.registry import CLUSTERERS
 
@@ -37,6 +44,7 @@ __all__ = [
     "GenKTClusterer",
     "cluster_embeddings",
     "fit_labels",
+    "fit_labels_and_history",
     "guard_singletons",
     "make_clusterer",
     "register_clusterer",
@@ -206,19 +214,36 @@ def fit_labels(coords: Any, embeddings: Any, weights: Any,
     """Cluster reduced ``coords`` as ``clustering`` says, then apply the one-off guard
     (``clustering.singleton_cos``) in the original ``embeddings``: the one function the
     pipeline, the job, its executors and the tuner call."""
-    labels = make_clusterer(clustering).fit_predict(coords, embeddings=embeddings,
-                                                   sample_weight=weights)
-    return guard_singletons(labels, embeddings, clustering.singleton_cos, coords)
+    return fit_labels_and_history(coords, embeddings, weights, clustering)[0]
+
+
+def fit_labels_and_history(coords: Any, embeddings: Any, weights: Any,
+                           clustering: ClusteringConfig) -> tuple[np.ndarray, Any]:
+    """:func:`fit_labels`, with the clusterer's merge history (its ``sequence_``, or
+    ``None`` for a clusterer that keeps none)."""
+    clusterer = make_clusterer(clustering)
+    labels = clusterer.fit_predict(coords, embeddings=embeddings, sample_weight=weights)
+    labels = guard_singletons(labels, embeddings, clustering.singleton_cos, coords)
+    return labels, getattr(clusterer, "sequence_", None)
 
 
 @dataclass(frozen=True)
 class ClusteringResult:
     """Labels (int64, noise -1), the reduced z-scored coordinates, and the reducer's fallback
-    (``None``, or one line saying which reducer was used instead and why)."""
+    (``None``, or one line saying which reducer was used instead and why).
+
+    ``reduce_seconds`` and ``cluster_seconds`` time the two steps (a sharded pool reports its
+    whole time as clustering; ``n_shards`` says into how many shards it was cut); ``history`` is the clusterer's merge history where it keeps one
+    (GenKT's :class:`~memmaint.clustering.genkt.estimator.ClusterSequence`), else ``None``.
+    """
 
     labels: np.ndarray
     reduced: np.ndarray
     reduction_fallback: str | None = None
+    reduce_seconds: float = 0.0
+    cluster_seconds: float = 0.0
+    history: Any = field(default=None, compare=False)
+    n_shards: int = 1
 
     @property
     def n_clusters(self) -> int:
@@ -253,8 +278,13 @@ def cluster_embeddings(embeddings: Any, weights: Any, reduction: ReductionConfig
     """
     emb = check_matrix(embeddings, "embedding")
     w = _check_weights(weights, emb.shape[0])
+    t0 = time.perf_counter()
     reducer = reducer_from_config(reduction)
-    reduced = reducer.fit_transform(emb)
-    labels = fit_labels(reduced, emb, w, clustering)
-    return ClusteringResult(labels=labels, reduced=reduced,
-                            reduction_fallback=getattr(reducer, "fallback_", None))
+    reduced = np.asarray(reducer.fit_transform(emb), dtype=np.float64)
+    t1 = time.perf_counter()
+    labels, history = fit_labels_and_history(reduced, emb, w, clustering)
+    t2 = time.perf_counter()
+    return ClusteringResult(labels=np.asarray(labels, dtype=np.int64), reduced=reduced,
+                            reduction_fallback=getattr(reducer, "fallback_", None),
+                            reduce_seconds=t1 - t0, cluster_seconds=t2 - t1,
+                            history=history)

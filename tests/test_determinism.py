@@ -46,7 +46,7 @@ def test_duplicate_leaders_match_the_slow_definition(case):
 
 def test_duplicate_leaders_survive_hash_collisions(monkeypatch):
     # every row hashes alike: the exact comparison alone must still find the groups
-    import memmaint.clustering.reduce.grid as grid
+    from memmaint.clustering.reduce import grid
 
     monkeypatch.setattr(grid, "_row_hashes", lambda X: np.zeros(X.shape[0], dtype=np.uint64))
     X = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, 2.0], [3.0, 3.0], [2.0, 1.0]])

@@ -30,6 +30,7 @@ from memmaint.maintenance.job.executors import (
     plan_on,
 )
 from memmaint.maintenance.job.run import run_job
+from memmaint.maintenance.report.model import RunReport
 from memmaint.maintenance.store.sqlite import SQLiteStore
 
 NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -139,15 +140,18 @@ def test_cluster_namespaces_equals_one_namespace_at_a_time(memories):
         got = cluster_namespaces(ex, vecs, by_ns, weights, cfg)
     assert list(got) == list(NAMESPACES)
     for ns, idx in by_ns.items():
-        _, labels, coords, _, _, _ = _cluster_namespace((ns, vecs[idx], weights[idx], cfg))
-        np.testing.assert_array_equal(got[ns][0], labels)
-        np.testing.assert_array_equal(got[ns][1], coords)
+        name, alone = _cluster_namespace((ns, vecs[idx], weights[idx], cfg))
+        assert name == ns
+        np.testing.assert_array_equal(got[ns].labels, alone.labels)
+        np.testing.assert_array_equal(got[ns].reduced, alone.reduced)
 
 
 def test_tasks_pickle_for_process_workers(memories):
     cfg = config_from_dict(CONFIG)
     vecs = HashingEmbedder(dim=64).embed([m.text for m in memories[:10]])
-    cases = ((_cluster_namespace, ("a", vecs, np.ones(10), cfg), lambda r: (r[0], r[1].tolist(), r[2].tolist(), r[3])),
+    cases = ((_cluster_namespace, ("a", vecs, np.ones(10), cfg),
+              lambda r: (r[0], r[1].labels.tolist(), r[1].reduced.tolist(),
+                         r[1].reduction_fallback)),
              (_plan_chunk, (memories[:10], np.zeros(10, np.int64), vecs, cfg.agents, NOW, "p",
                            namespace_priors(memories, cfg.agents, NOW)),
               lambda r: r.to_dict()))
@@ -298,3 +302,59 @@ def test_two_tune_processes_share_a_journal_file(tmp_path):
     _tune_processes(tmp_path, url, (2, 3))
     _check_shared_study(optuna.load_study(study_name="shared", storage=journal_storage(url)),
                         (2, 3))
+
+
+SHARDED = {**CONFIG, "sharding": {"enabled": True, "max_shard_size": 25}}
+
+
+@pytest.mark.parametrize("kind", ["default", "local", "threads", "dask"])
+def test_sharding_means_the_same_with_every_executor(tmp_path, memories, kind, request):
+    """``[sharding] enabled = true`` shards a namespace larger than max_shard_size whether the
+    job runs with no executor (a default ``memmaint run``), the local one, threads or Dask,
+    and every one of them gives the plan of the local executor."""
+    from memmaint.maintenance.job.executors import LocalExecutor
+
+    cfg = config_from_dict(SHARDED)
+    largest = max(sum(m.namespace == ns for m in memories) for ns in NAMESPACES)
+    assert largest > 25  # so at least one namespace must be sharded
+
+    def run(executor, name):
+        with SQLiteStore(tmp_path / f"{name}.db") as s:
+            s.add_memories(memories)
+            return run_job(s, cfg, now=NOW, dry_run=True, executor=executor)
+
+    want = run(LocalExecutor(), "want")
+    executor = {"default": None, "local": LocalExecutor(), "threads": ThreadExecutor(2)}.get(
+        kind) if kind != "dask" else request.getfixturevalue("dask_executor")
+    try:
+        got = run(executor, "got")
+    finally:
+        if kind == "threads":
+            executor.close()
+    shards = got.stage("cluster").detail.get("shards", 0)
+    assert shards >= 2
+    assert _comparable(got) == _comparable(want)
+    # and without sharding the same pool is clustered in one piece
+    plain = config_from_dict(CONFIG)
+    with SQLiteStore(tmp_path / f"{kind}-plain.db") as s:
+        s.add_memories(memories)
+        unsharded = run_job(s, plain, now=NOW, dry_run=True, executor=executor
+                            if kind != "threads" else None)
+    assert "shards" not in unsharded.stage("cluster").detail
+
+
+def test_cli_run_shards_by_default_config(tmp_path, cli, memories):
+    """A plain ``memmaint run`` with ``[sharding] enabled = true`` in its config shards."""
+    import tomli_w
+
+    db = tmp_path / "cli.db"
+    with SQLiteStore(db) as s:
+        s.add_memories(memories)
+    cfg = tmp_path / "sharded.toml"
+    cfg.write_bytes(tomli_w.dumps(SHARDED).encode())
+    report_path = tmp_path / "report.json"
+    out = cli("run", "--db", str(db), "--config", str(cfg), "--dry-run", "--force",
+              "--report", str(report_path))
+    assert out.exit_code == 0, out.output
+    report = RunReport.load(report_path)
+    assert report.stage("cluster").detail.get("shards", 0) >= 2

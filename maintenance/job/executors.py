@@ -7,9 +7,10 @@ results are the same whichever executor runs them (same seed, same config):
 - **embedding** of new memories (:class:`ExecutorEmbedder`): the texts the cache lacks are cut
   into the same ``embedding.batch_size`` batches the local path uses, and batches go to
   workers, each of which builds the configured embedder once and keeps it;
-- **reduce and cluster**, one task per namespace (:func:`cluster_namespaces`); a namespace
-  larger than ``sharding.max_shard_size`` (with ``sharding.enabled``) is itself cut into
-  shards that run as tasks (:func:`memmaint.clustering.sharding.cluster_sharded`);
+- **reduce and cluster**, one task per namespace (:func:`cluster_namespaces`, the job's only
+  path, the local executor included); a namespace larger than ``sharding.max_shard_size``
+  (with ``sharding.enabled``) is itself cut into shards that run as tasks
+  (:func:`memmaint.clustering.stage.cluster_pool`);
 - **per-cluster agent work** (:func:`plan_on`): the rule-based agents plan one cluster at a
   time, so the clusters are dealt out in contiguous chunks and the chunk plans concatenated
   in the order the local planner would have produced. The LLM backend keeps its own
@@ -26,7 +27,6 @@ from __future__ import annotations
 import logging
 import math
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -40,6 +40,8 @@ from memmaint.maintenance.core.records import Memory, new_id, to_utc, utcnow
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
+    from memmaint.clustering.pipeline import ClusteringResult
 
 log = logging.getLogger(__name__)
 
@@ -285,56 +287,46 @@ class ExecutorEmbedder:
 # -- reduce and cluster, one task per namespace ---------------------------------------------
 
 def _cluster_namespace(task: tuple[str, np.ndarray, np.ndarray, Config]
-                       ) -> tuple[str, np.ndarray, np.ndarray, str | None, float, float]:
-    from memmaint.clustering.pipeline import fit_labels
-    from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
+                       ) -> tuple[str, ClusteringResult]:
+    from memmaint.clustering.stage import cluster_pool
 
     ns, vectors, weights, config = task
-    emb = check_matrix(vectors, "embedding")
-    t0 = time.perf_counter()
-    reducer = reducer_from_config(config.reduction)
-    coords = np.asarray(reducer.fit_transform(emb), dtype=np.float64)
-    t1 = time.perf_counter()
-    labels = fit_labels(coords, emb, weights, config.clustering)  # clusterer + one-off guard
-    t2 = time.perf_counter()
-    return (ns, np.asarray(labels, dtype=np.int64), coords, getattr(reducer, "fallback_", None),
-            t1 - t0, t2 - t1)
-
-
-def _sharded(config: Config, n: int) -> bool:
-    sharding = getattr(config, "sharding", None)
-    return bool(sharding is not None and sharding.enabled and n > sharding.max_shard_size)
+    # sharding=None: a namespace that needs shards is sharded by the driver, whose shards are
+    # tasks of their own (cluster_namespaces)
+    return ns, cluster_pool(vectors, weights, config.reduction, config.clustering)
 
 
 def cluster_namespaces(executor: Executor, vectors: np.ndarray,
                        by_namespace: Mapping[str, np.ndarray], weights: np.ndarray,
-                       config: Config
-                       ) -> dict[str, tuple[np.ndarray, np.ndarray, str | None, float, float]]:
-    """Reduce and cluster every namespace on its own: namespace ->
-    ``(labels, reduced, fallback, reduce_seconds, cluster_seconds)``.
+                       config: Config, on_done: Callable[[str, int], None] | None = None,
+                       ) -> dict[str, ClusteringResult]:
+    """The reduce-and-cluster stage over every namespace on its own (clusters never cross
+    namespaces): namespace -> :class:`~memmaint.clustering.pipeline.ClusteringResult`.
 
-    Namespaces are separate tasks; one larger than ``sharding.max_shard_size`` (when
-    ``sharding.enabled``) is sharded, its shards running as tasks (its time is reported
-    under clustering).
+    Namespaces are separate tasks; one that :func:`~memmaint.clustering.stage.should_shard`
+    (``[sharding]``) is sharded by :func:`~memmaint.clustering.stage.cluster_pool`, its
+    shards running as tasks. On an executor with one worker (the local one) namespaces run one
+    at a time and ``on_done(namespace, rows)`` is called after each, for progress; elsewhere
+    after all of them.
     """
-    out: dict[str, tuple[np.ndarray, np.ndarray, str | None, float, float]] = {}
+    from memmaint.clustering.stage import cluster_pool, should_shard
+
+    out: dict[str, ClusteringResult] = {}
     tasks = []
     for ns, idx in by_namespace.items():
-        if _sharded(config, len(idx)):
-            from memmaint.clustering.sharding import cluster_sharded
-
-            s = config.sharding  # type: ignore[attr-defined]
-            t0 = time.perf_counter()
-            res = cluster_sharded(vectors[idx], weights[idx], config.reduction,
-                                  config.clustering, max_shard_size=s.max_shard_size,
-                                  reconcile_cos=s.reconcile_cos, neighbours=s.neighbours,
-                                  seed=config.reduction.seed, executor=executor)
-            fallback = "; ".join(res.fallbacks) or None
-            out[ns] = (res.labels, res.reduced, fallback, 0.0, time.perf_counter() - t0)
+        if should_shard(config.sharding, len(idx)):
+            out[ns] = cluster_pool(vectors[idx], weights[idx], config.reduction,
+                                   config.clustering, config.sharding, executor=executor)
+            if on_done is not None:
+                on_done(ns, len(idx))
         else:
             tasks.append((ns, vectors[idx], weights[idx], config))
-    for ns, labels, coords, fallback, t_red, t_clu in executor.map(_cluster_namespace, tasks):
-        out[ns] = (labels, coords, fallback, t_red, t_clu)
+    batches = [[t] for t in tasks] if executor.workers <= 1 else [tasks]
+    for batch in batches:
+        for ns, result in executor.map(_cluster_namespace, batch):
+            out[ns] = result
+            if on_done is not None:
+                on_done(ns, len(by_namespace[ns]))
     return {ns: out[ns] for ns in by_namespace}
 
 

@@ -41,6 +41,8 @@ class Clustered:
     labels: np.ndarray  # per pool row; namespace-local labels, noise -1
     reduced: dict[str, np.ndarray]  # namespace -> reduced coordinates
     warnings: list[str]
+    #: namespace -> the clusterer's merge history, where it keeps one (GenKT)
+    histories: dict[str, Any] = field(default_factory=dict)
 
 
 

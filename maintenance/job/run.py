@@ -141,58 +141,45 @@ def _tick(progress: ProgressFn | None, stage: str, done: int, total: int) -> Non
 
 def _cluster(pool: Pool, config: Config, stages: Stages, prefix: str,
              executor: Any = None, progress: ProgressFn | None = None) -> Clustered:
-    """Reduce and cluster each namespace on its own (clusters never cross namespaces).
-
-    The same steps as :func:`memmaint.clustering.pipeline.cluster_embeddings`, split so that
-    reduction and clustering are timed as two stages.
-    """
-    from memmaint.clustering.pipeline import fit_labels
-    from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
+    """The reduce-and-cluster stage, each namespace on its own (clusters never cross
+    namespaces), on ``executor`` or in this process: one path
+    (:func:`~memmaint.maintenance.job.executors.cluster_namespaces`), so ``[sharding]`` and
+    every other setting mean the same with every executor."""
+    from memmaint.maintenance.job.executors import LocalExecutor, cluster_namespaces
 
     assert pool.vectors is not None
-    labels = np.full(len(pool.memories), -1, dtype=np.int64)
-    reduced: dict[str, np.ndarray] = {}
-    warnings: list[str] = []
-    weights = weights_of(pool.memories)
-    if executor is not None:  # one task per namespace (see memmaint.maintenance.job.executors)
-        from memmaint.maintenance.job.executors import cluster_namespaces
-
-        for name in ("reduce", "cluster"):
-            _tick(progress, f"{prefix}{name}", 0, len(pool.memories))
-        done = cluster_namespaces(executor, pool.vectors, pool.by_namespace, weights, config)
-        for name in ("reduce", "cluster"):
-            _tick(progress, f"{prefix}{name}", len(pool.memories), len(pool.memories))
-        for ns, (ns_labels, coords, fallback, t_red, t_clu) in done.items():
-            idx = pool.by_namespace[ns]
-            for name, secs in (("reduce", t_red), ("cluster", t_clu)):
-                with stages(f"{prefix}{name}") as st:
-                    st.seconds += secs
-                    st.count += len(idx)
-            labels[idx] = ns_labels
-            reduced[ns] = coords
-            if fallback:
-                warnings.append(f"namespace {ns}: {fallback}")
-        return Clustered(labels, reduced, warnings)
     n_all = len(pool.memories)
-    for ns, idx in pool.by_namespace.items():
-        emb = check_matrix(pool.vectors[idx], "embedding")
-        _tick(progress, f"{prefix}reduce", int(idx[0]) if len(idx) else 0, n_all)
-        with stages(f"{prefix}reduce") as st:
-            reducer = reducer_from_config(config.reduction)
-            coords = np.asarray(reducer.fit_transform(emb), dtype=np.float64)
-            st.count += len(idx)
-        _tick(progress, f"{prefix}reduce", int(idx[-1]) + 1 if len(idx) else 0, n_all)
-        _tick(progress, f"{prefix}cluster", int(idx[0]) if len(idx) else 0, n_all)
-        with stages(f"{prefix}cluster") as st:  # the clusterer, then the one-off guard
-            ns_labels = fit_labels(coords, emb, weights[idx], config.clustering)
-            st.count += len(idx)
-        _tick(progress, f"{prefix}cluster", int(idx[-1]) + 1 if len(idx) else 0, n_all)
-        labels[idx] = np.asarray(ns_labels, dtype=np.int64)
-        reduced[ns] = coords
-        fallback = getattr(reducer, "fallback_", None)
-        if fallback:
-            warnings.append(f"namespace {ns}: {fallback}")
-    return Clustered(labels, reduced, warnings)
+    labels = np.full(n_all, -1, dtype=np.int64)
+    reduced: dict[str, np.ndarray] = {}
+    histories: dict[str, Any] = {}
+    warnings: list[str] = []
+    done_rows = 0
+
+    def tick(ns: str, rows: int) -> None:
+        nonlocal done_rows
+        done_rows += rows
+        for name in ("reduce", "cluster"):
+            _tick(progress, f"{prefix}{name}", done_rows, n_all)
+
+    tick("", 0)
+    done = cluster_namespaces(executor or LocalExecutor(), pool.vectors, pool.by_namespace,
+                              weights_of(pool.memories), config, on_done=tick)
+    for ns, result in done.items():
+        idx = pool.by_namespace[ns]
+        for name, secs in (("reduce", result.reduce_seconds),
+                           ("cluster", result.cluster_seconds)):
+            with stages(f"{prefix}{name}") as st:
+                st.seconds += secs
+                st.count += len(idx)
+        if result.n_shards > 1:  # the cluster stage says how many shards it cut
+            st.detail["shards"] = int(st.detail.get("shards", 0)) + result.n_shards
+        labels[idx] = result.labels
+        reduced[ns] = result.reduced
+        if result.history is not None:
+            histories[ns] = result.history
+        if result.reduction_fallback:
+            warnings.append(f"namespace {ns}: {result.reduction_fallback}")
+    return Clustered(labels, reduced, warnings, histories)
 
 
 def _plan(pool: Pool, labels: np.ndarray, config: Config, now: datetime | None,
