@@ -349,15 +349,29 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
                     break
             else:  # pragma: no cover - the families always offer one
                 raise RuntimeError(f"no {gtype} group fits pool {ns}")
-    ns = f"{part}-hand"
-    for g, item in enumerate(hand):
+    _add_hand(b, f"{part}-hand", hand)
+    return DecisionSet(part, b.memories, b.groups, b.sentences)
+
+
+def _add_hand(b: _Builder, ns: str, items: Sequence[Hand]) -> None:
+    for g, item in enumerate(items):
         gid = f"{ns}-g{g:02d}"
         draft = _hand_draft(item)
         if not b.fits(ns, draft, gid):
             raise ValueError(f"hand-written group {gid} repeats a sentence")
         b.add(ns, draft, gid)
+
+
+def hand_set(items: Sequence[Hand], *, part: str = "hand", namespace: str = "hand"
+             ) -> DecisionSet:
+    """A decision set of hand-written groups only, in one namespace: each item is
+    ``(type, ((text, "MM-DD", facts of each sentence), ...))`` (see
+    :data:`~memmaint.datasets.decision_items.DEV_HAND`); an update's facts are tagged
+    ``old`` and ``new``, a contradiction's ``a`` and ``b``."""
+    b = _Builder(part)
+    _add_hand(b, namespace, items)
     return DecisionSet(part, b.memories, b.groups, b.sentences)
 
 
 __all__ = ["GROUP_TYPES", "NOW", "PARTS", "DecisionGroup", "DecisionSet", "GoldSentence",
-           "make_decision_set", "norm", "split_sentences"]
+           "hand_set", "make_decision_set", "norm", "split_sentences"]
