@@ -5,6 +5,11 @@ Backends are factories in the agent registry
 ``planner(pool, labels, embeddings, now=..., namespace=..., plan_id=...) -> Plan``. The
 built-ins are ``rules`` (:func:`memmaint.maintenance.agents.rules.rules_agent`) and ``llm``
 (:func:`memmaint.maintenance.agents.llm.llm_agent`); this module sits above both.
+
+A factory with ``plans_in_chunks = True`` plans every cluster on its own and deterministically,
+so the job's executors may plan chunks of clusters on workers and join them
+(:func:`plans_in_chunks`; :func:`memmaint.maintenance.job.executors.plan_on`); any other
+backend is planned in one call.
 """
 
 from __future__ import annotations
@@ -33,6 +38,12 @@ def agents_section(config: Config | AgentsConfig | None) -> AgentsConfig:
     if config is None:
         return AgentsConfig()
     return config.agents if isinstance(config, Config) else config
+
+
+def plans_in_chunks(config: Config | AgentsConfig | None) -> bool:
+    """True when the configured backend may be planned in chunks of clusters on workers."""
+    factory = AGENTS.get(agents_section(config).backend)
+    return bool(getattr(factory, "plans_in_chunks", False))
 
 
 def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings: Any,

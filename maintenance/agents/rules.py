@@ -546,3 +546,6 @@ def rules_agent(config: AgentsConfig | Any) -> Callable[..., Plan]:
     """The ``rules`` entry of the agent registry: a planner bound to ``config``."""
     cfg = _agents_config(config)
     return functools.partial(plan, config=cfg)
+
+
+rules_agent.plans_in_chunks = True  # type: ignore[attr-defined]  # see agents.dispatch

@@ -353,27 +353,27 @@ def _group_order(memories: Sequence[Memory], labels: np.ndarray) -> list[list[in
 
 def plan_on(executor: Executor, memories: Sequence[Memory], labels: Any, vectors: Any,
             config: Config, now: datetime | None = None, plan_id: str | None = None) -> Any:
-    """The rule-based plan of :func:`memmaint.maintenance.agents.rules.plan`, its clusters planned
-    on ``executor`` in contiguous chunks (about four per worker).
+    """The plan of the configured backend (:mod:`memmaint.maintenance.agents.dispatch`, the one
+    switch); a backend that :func:`~memmaint.maintenance.agents.dispatch.plans_in_chunks`
+    (the rules) has its clusters planned on ``executor`` in contiguous chunks (about four per
+    worker).
 
     Gives the plan the local planner gives for the same ``now`` and ``plan_id``: clusters in
-    the same order, the same actions and merged-memory ids. The LLM backend (or an empty
-    pool, or one worker) is planned here, locally.
+    the same order, the same actions and merged-memory ids. Any other backend (or an empty
+    pool, or one worker) is planned here, in one call.
     """
-    from memmaint.maintenance.agents.rules import agents_config_hash, plan
+    from memmaint.maintenance.agents.dispatch import plan as dispatch_plan
+    from memmaint.maintenance.agents.dispatch import plans_in_chunks
+    from memmaint.maintenance.agents.rules import agents_config_hash
     from memmaint.maintenance.plan.model import Plan
 
     now = to_utc(now) if now is not None else utcnow()
     pid = plan_id or new_id()
     labels_arr = np.asarray(labels, dtype=np.int64).reshape(-1)
     agents = config.agents
-    if agents.backend != "rules" or executor.workers <= 1 or len(memories) == 0 \
+    if not plans_in_chunks(config) or executor.workers <= 1 or len(memories) == 0 \
             or len(labels_arr) != len(memories):
-        if agents.backend != "rules":
-            from memmaint.maintenance.agents.dispatch import plan as dispatch_plan
-
-            return dispatch_plan(memories, labels_arr, vectors, config, now=now)
-        return plan(memories, labels_arr, vectors, agents, now=now, plan_id=pid)
+        return dispatch_plan(memories, labels_arr, vectors, config, now=now, plan_id=pid)
     vecs = np.asarray(vectors)
     groups = _group_order(memories, labels_arr)
     n_chunks = min(len(groups), 4 * executor.workers)

@@ -185,13 +185,10 @@ def _cluster(pool: Pool, config: Config, stages: Stages, prefix: str,
 def _plan(pool: Pool, labels: np.ndarray, config: Config, now: datetime | None,
           executor: Any = None) -> Any:
     """Plan with the backend ``config.agents.backend`` names (the LLM module only when used)."""
-    if executor is not None and config.agents.backend == "rules":
-        from memmaint.maintenance.job.executors import plan_on
+    from memmaint.maintenance.job.executors import LocalExecutor, plan_on
 
-        return plan_on(executor, pool.memories, labels, pool.vectors, config, now=now)
-    from memmaint.maintenance.agents.dispatch import plan
-
-    return plan(pool.memories, labels, pool.vectors, config, now=now)
+    return plan_on(executor or LocalExecutor(), pool.memories, labels, pool.vectors, config,
+                   now=now)
 
 
 def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
