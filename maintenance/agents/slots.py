@@ -63,7 +63,13 @@ UPDATE_WORDS = frozenset((
     "transferred", "became", "becomes", "starting", "henceforth",
 ))
 _SWITCH = re.compile(r"\b(?:switch(?:ed)?|mov(?:ed|e)|chang(?:ed|e)|migrat(?:ed|e)|went|"
-                     r"transferr?(?:ed)?)\s+from\s+(.+?)\s+to\s+", re.IGNORECASE)
+                     r"relocat(?:ed|e)|transferr?(?:ed)?)\s+from\s+(.+?)\s+to\s+|"
+                     r"\bleft\s+(.+?)\s+(?:and\s+)?(?:joined|for)\s+", re.IGNORECASE)
+#: Slot words that name one attribute ("employer is Initech" / "works at Hooli").
+_SLOT_ALIASES = {"employer": "work", "job": "work", "employ": "work"}
+#: Sentence-initial words after which a lower-case word in -s is not a verb ("The users").
+_ARTICLES = frozenset(("the", "a", "an", "our", "my", "your", "their", "his", "her", "its",
+                       "this", "that", "these", "those", "all", "some", "every", "each"))
 _VERBISH = frozenset((
     "is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would", "can",
     "could", "should", "must", "may", "might", "does", "do", "did", "now", "no", "not",
@@ -137,6 +143,7 @@ class Statement:
     holder: str  # the head word of the first sentence's subject ("" when none)
     slots: frozenset[tuple[str, str, str]]  # (slot stem, slot word, name), for the holder
     names: frozenset[str]  # every name, lower-cased
+    subject_names: frozenset[str]  # names inside the first sentence's subject ("Pro" plan)
     switched_from: frozenset[str]  # names a "switched from X to Y" retires
     update_word: bool  # says it updates something ("now", "moved to", ...)
     past: bool  # reports a past event
@@ -181,6 +188,8 @@ def statement(text: str) -> Statement:
     start, seen_verb, first_sentence = True, False, True
     prev_content: tuple[str, str] | None = None
     subject_words: list[str] = []
+    subject_names: set[str] = set()
+    n_first, first_tok, owner, verb_found, comma = 0, "", "", False, False
     pending: tuple[str, str, str] | None = None
     for tok in toks:
         if tok in ".!?;:," and pending is not None:
@@ -189,22 +198,29 @@ def statement(text: str) -> Statement:
         if tok in ".!?;:":
             start, prev_content = True, None
             if first_sentence and not seen_verb and subject_words:
-                holder = subject_words[-1]
+                holder = _owned(owner, subject_words[-1])
             first_sentence, seen_verb = False, True
             continue
         if tok == ",":
-            prev_content = None
+            prev_content, comma = None, True
             continue
         low = tok.lower().removesuffix("'s")
         is_name = (tok[0].isupper() and not start and low not in _MONTHS_DAYS) or (
             "/" in tok and any(c.isupper() for c in tok)) or tok.endswith("#")
         if first_sentence and not seen_verb:
             if low in _VERBISH or (not start and not tok[0].isupper()
-                                   and low.endswith("ed") and subject_words):
-                seen_verb = True
-                holder = subject_words[-1] if subject_words else ""
+                                   and low.endswith("ed") and subject_words) or (
+                    _third_person(tok, n_first, first_tok)):
+                seen_verb = verb_found = True
+                holder = _owned(owner, subject_words[-1]) if subject_words else ""
             elif not tok[0].isdigit() and low not in _SLOT_SKIP:
                 subject_words.append(low if is_name else stem(low))
+                if is_name and not comma:  # "The Enterprise plan", not "..., as Ann"
+                    subject_names.add(low)
+                if tok.lower().endswith("'s") and not owner:
+                    owner = stem(low)
+            n_first += 1
+            first_tok = first_tok or tok
         if pending is not None:
             if is_name:  # "United Kingdom": one name
                 pending = (pending[0], pending[1], f"{pending[2]} {tok.lower()}")
@@ -222,22 +238,44 @@ def statement(text: str) -> Statement:
         elif low in _SLOT_BREAK:
             prev_content = None
         elif not tok[0].isdigit() and low not in _SLOT_SKIP and len(low) > 1:
-            prev_content = (stem(low), low)
+            prev_content = (_SLOT_ALIASES.get(stem(low), stem(low)), low)
         start = False
     if pending is not None:
         slots.add(pending)
     if first_sentence and not seen_verb and subject_words:
-        holder = subject_words[-1]
+        holder = _owned(owner, subject_words[-1])
     switched: set[str] = set()
     for m in _SWITCH.finditer(text):
-        for tok in _TOKEN.findall(m.group(1)):
+        for tok in _TOKEN.findall(m.group(1) or m.group(2)):
             if tok not in ".!?;:," and (tok[0].isupper() or "/" in tok or "#" in tok):
                 switched.update(_names(tok))
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
     return Statement(text=text, facts=extract(_mask_ids(text)), ids=identifiers(text),
                      holder=holder, slots=frozenset(slots), names=frozenset(names),
+                     subject_names=frozenset(subject_names if verb_found else ()),
                      switched_from=frozenset(switched), update_word=bool(words & UPDATE_WORDS),
                      past=is_past(text))
+
+
+def _owned(owner: str, noun: str) -> str:
+    """The holder of a possessive subject: ``"aisha/employer"`` ("Aisha's employer")."""
+    return f"{owner}/{noun}" if owner and owner != noun else noun
+
+
+def same_holder(a: str, b: str) -> bool:
+    """Whether two holders are one: equal, or one is the other's owner ("Lukas's home" /
+    "Lukas"); never when either is empty."""
+    if not a or not b:
+        return False
+    return a == b or a.split("/")[0] == b or b.split("/")[0] == a
+
+
+def _third_person(tok: str, index: int, first: str) -> bool:
+    """A lower-case ``-s`` word right after a sentence-initial name is its verb ("Tom
+    writes", "Aisha drinks"; not "The users")."""
+    return (index == 1 and tok.islower() and tok.endswith("s") and len(tok) > 3
+            and not tok.endswith(("ss", "us", "is", "'s")) and first[:1].isupper()
+            and first.lower() not in _ARTICLES and "'" not in first)
 
 
 @dataclass(frozen=True)
@@ -264,7 +302,7 @@ def slot_changes(a: Statement, b: Statement) -> list[str]:
     """Name slots the two fill differently for the same holder, and names a "switched from"
     retires (``"work: acme vs globex"``)."""
     out: list[str] = []
-    if a.holder and a.holder == b.holder:
+    if same_holder(a.holder, b.holder):
         slots_a: dict[str, set[str]] = {}
         word: dict[str, str] = {}
         for key, raw, name in a.slots:
@@ -277,6 +315,8 @@ def slot_changes(a: Statement, b: Statement) -> list[str]:
             va, vb = slots_a[key], slots_b[key]
             if not (va & vb) and not _nested(va, vb):
                 out.append(f"{word[key]}: {', '.join(sorted(va))} vs {', '.join(sorted(vb))}")
+    if a.holder and b.holder and not same_holder(a.holder, b.holder):
+        return out  # "The user's home is in Graz" is not what "Lukas relocated from Graz" left
     for old, new in ((a, b), (b, a)):
         gone = new.switched_from & old.names
         if gone and old.names <= new.names | new.switched_from:
@@ -303,12 +343,17 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
     ids = differing_ids(a, b)
     if ids:
         return Relation("distinct", f"they name different things ({ids})")
+    if a.subject_names and b.subject_names and not (a.subject_names & b.subject_names) \
+            and not _nested(set(a.subject_names), set(b.subject_names)):
+        return Relation("distinct", "their subjects name different things ("
+                        f"{', '.join(sorted(a.subject_names))} vs "
+                        f"{', '.join(sorted(b.subject_names))})")
     slots = slot_changes(a, b)
     if slots:
         return Relation("change", "; ".join(slots))
     fa, fb = a.facts, b.facts
     jac = subject_similarity(fa, fb)
-    holder = bool(a.holder) and a.holder == b.holder and cosine >= 0.6
+    holder = same_holder(a.holder, b.holder) and cosine >= 0.6
     same = jac >= subject_threshold or cosine >= same_cosine or holder
     if not same:
         return None
@@ -325,4 +370,4 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
 
 
 __all__ = ["ID_NOUNS", "UPDATE_WORDS", "Relation", "Statement", "differing_ids", "identifiers",
-           "relation", "slot_changes", "statement"]
+           "relation", "same_holder", "slot_changes", "statement"]
