@@ -27,6 +27,7 @@ from memmaint.clustering._estimators import (
 )
 from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
 from memmaint.clustering.genkt.estimator import GenKT
+from memmaint.clustering.history import MergeHistory, history_of
 from memmaint.clustering.reduce.reducers import check_matrix, reducer_from_config
 from memmaint.clustering.scale import lone_rows, pool_scale
 from memmaint.maintenance.core.config import (
@@ -132,6 +133,7 @@ class GenKTClusterer(ClusterMixin, BaseEstimator):
         self.labels_ = np.asarray(model.labels_, dtype=np.int64)
         self.n_clusters_ = model.n_clusters_
         self.sequence_ = model.sequence_
+        self.history_ = MergeHistory.from_genkt(model.sequence_)
         return self
 
     def fit_predict(self, X: Any, y: Any = None, *, embeddings: Any = None,
@@ -219,12 +221,13 @@ def fit_labels(coords: Any, embeddings: Any, weights: Any,
 
 def fit_labels_and_history(coords: Any, embeddings: Any, weights: Any,
                            clustering: ClusteringConfig) -> tuple[np.ndarray, Any]:
-    """:func:`fit_labels`, with the clusterer's merge history (its ``sequence_``, or
-    ``None`` for a clusterer that keeps none)."""
+    """:func:`fit_labels`, with the clusterer's merge history
+    (:class:`~memmaint.clustering.history.MergeHistory`, or ``None`` for a clusterer that
+    keeps none)."""
     clusterer = make_clusterer(clustering)
     labels = clusterer.fit_predict(coords, embeddings=embeddings, sample_weight=weights)
     labels = guard_singletons(labels, embeddings, clustering.singleton_cos, coords)
-    return labels, getattr(clusterer, "sequence_", None)
+    return labels, history_of(clusterer)
 
 
 @dataclass(frozen=True)
@@ -233,8 +236,9 @@ class ClusteringResult:
     (``None``, or one line saying which reducer was used instead and why).
 
     ``reduce_seconds`` and ``cluster_seconds`` time the two steps (a sharded pool reports its
-    whole time as clustering; ``n_shards`` says into how many shards it was cut); ``history`` is the clusterer's merge history where it keeps one
-    (GenKT's :class:`~memmaint.clustering.genkt.estimator.ClusterSequence`), else ``None``.
+    whole time as clustering; ``n_shards`` says into how many shards it was cut); ``history``
+    is the clusterer's :class:`~memmaint.clustering.history.MergeHistory` (GenKT's merges,
+    HDBSCAN's single-linkage tree), ``None`` for a sharded pool or a clusterer without one.
     """
 
     labels: np.ndarray

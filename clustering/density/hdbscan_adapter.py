@@ -38,7 +38,8 @@ class HDBSCANInputError(InputError, ValueError):
 
 
 class HDBSCANClusterer(ClusterMixin, BaseEstimator):
-    """Density clustering with HDBSCAN; ``labels_`` holds int64 labels, noise is ``-1``.
+    """Density clustering with HDBSCAN; ``labels_`` holds int64 labels, noise is ``-1``;
+    ``history_`` the single-linkage tree as a :class:`~memmaint.clustering.history.MergeHistory`.
 
     Parameters mirror ``hdbscan.HDBSCAN``: ``min_cluster_size`` (>= 2), ``min_samples``
     (``None`` means ``min_cluster_size``), ``cluster_selection_epsilon`` (>= 0 and finite),
@@ -112,6 +113,7 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
                      n, self.min_cluster_size)
             self.labels_ = np.full(n, -1, dtype=np.int64)
             self.probabilities_ = np.zeros(n)
+            self.history_ = None
             return self
         import hdbscan
 
@@ -127,6 +129,11 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
             core_dist_n_jobs=int(self.core_dist_n_jobs),
         )
         model.fit(X)
+        from memmaint.clustering.history import MergeHistory
+
+        # the single-linkage tree HDBSCAN condenses: every merge, in mutual reachability
+        self.history_ = MergeHistory.from_linkage(model.single_linkage_tree_.to_numpy(),
+                                                  "mutual reachability")
         self.labels_ = np.asarray(model.labels_, dtype=np.int64)
         self.probabilities_ = np.asarray(model.probabilities_, dtype=np.float64)
         return self

@@ -89,8 +89,9 @@ def _cut(text: str, width: int) -> str:
 
 def decisions_table(outcome: Any, *, width: int = 48) -> str:
     """A configuration's decisions as a text table, one memory a row: id, action, target,
-    agent, reason and the memory's text (both cut to ``width`` characters; every cell made
-    safe for a terminal)."""
+    agent, reason, where the clusterer joined it (``step k, d=...``, from the merge history)
+    and the memory's text (reason and text cut to ``width`` characters; every cell made safe
+    for a terminal)."""
     from memmaint.maintenance.core.text import for_terminal
     from memmaint.maintenance.report.model import table
 
@@ -98,9 +99,14 @@ def decisions_table(outcome: Any, *, width: int = 48) -> str:
     if not decisions:
         return f"{getattr(outcome, 'name', 'plan')}: no decisions (every memory kept)"
     texts = getattr(outcome, "texts", {}) or {}
+    joined = getattr(outcome, "joined", {}) or {}
+
+    def where(key: str) -> str:
+        return f"step {joined[key][0]}, d={joined[key][1]:.3g}" if key in joined else "-"
+
     rows = [[for_terminal(_cut(d.memory_id, 36)), d.type,
              for_terminal(_cut(d.target or "-", 36)), for_terminal(d.agent or "-"),
-             for_terminal(_cut(d.reason or "-", width)),
+             for_terminal(_cut(d.reason or "-", width)), where(f"{d.namespace}\x1f{d.memory_id}"),
              for_terminal(_cut(texts.get(f"{d.namespace}\x1f{d.memory_id}", ""), width))]
             for d in decisions]
-    return table(["id", "action", "target", "agent", "reason", "text"], rows)
+    return table(["id", "action", "target", "agent", "reason", "joined", "text"], rows)

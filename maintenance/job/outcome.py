@@ -65,6 +65,22 @@ def describe(config: Config) -> tuple[str, str]:
     return desc, red
 
 
+def _joined(pool: Pool, clustered: Clustered,
+            decisions: Sequence[Decision]) -> dict[str, list[float]]:
+    """For each decided memory whose namespace kept a merge history: the step and distance
+    of the clusterer's merge that first joined it to another memory."""
+    out: dict[str, list[float]] = {}
+    wanted = {d.key for d in decisions}
+    for ns, history in clustered.histories.items():
+        idx = pool.by_namespace[ns]
+        step, dist = history.joined()
+        for pos, row in enumerate(idx):
+            m = pool.memories[row]
+            if (m.namespace, m.id) in wanted and step[pos] >= 0:
+                out[f"{m.namespace}\x1f{m.id}"] = [int(step[pos]), round(float(dist[pos]), 4)]
+    return out
+
+
 def _decisions(the_plan: Any) -> list[Decision]:
     from memmaint.maintenance.plan.model import Evict, Merge, Resolve, Supersede
 
@@ -128,6 +144,7 @@ def build_outcome(name: str, config: Config, pool: Pool, clustered: Clustered,
         for s, c in sz.items():
             sizes[s] = sizes.get(s, 0) + c
     decisions = _decisions(the_plan)
+    joined = _joined(pool, clustered, decisions)
     summary = dict(the_plan.summary())
     changed = sum(v for k, v in summary.items() if k not in ("keep", "created"))
     by_key = {(m.namespace, m.id): m for m in memories}
@@ -168,4 +185,5 @@ def build_outcome(name: str, config: Config, pool: Pool, clustered: Clustered,
         flagged={str(k): int(v) for k, v in
                  ((getattr(the_plan, "report", None) or {}).get("flagged") or {}).items()},
         map_points=map_points, map_axes=axes, texts=texts, warnings=list(clustered.warnings),
+        joined=joined,
     )

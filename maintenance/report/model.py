@@ -133,6 +133,8 @@ class ConfigOutcome:
     routing: dict[str, Any] = field(default_factory=dict)
     #: what the ``max_active`` cap archived, per namespace (``CapResult.to_dict()``)
     cap: list[dict[str, Any]] = field(default_factory=list)
+    #: decided memory (keyed as ``texts``) -> [step, distance] of the merge that first took it
+    joined: dict[str, list[float]] = field(default_factory=dict)
 
     @property
     def tokens(self) -> int:
@@ -147,10 +149,8 @@ class ConfigOutcome:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["cluster_sizes"] = {str(k): v for k, v in sorted(self.cluster_sizes.items())}
-        out["decisions"] = [
-            [d.namespace, d.memory_id, d.type, d.group, d.target, d.agent, d.reason]
-            for d in self.decisions
-        ]
+        out["decisions"] = [[d.namespace, d.memory_id, d.type, d.group, d.target, d.agent,
+                             d.reason] for d in self.decisions]
         return out
 
     @classmethod

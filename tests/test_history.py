@@ -1,0 +1,124 @@
+"""The merge history carried from clustering to the plan and the report (issue #31 item 2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.cluster.hierarchy import fcluster, linkage
+
+from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
+from memmaint.clustering.history import MergeHistory
+from memmaint.clustering.pipeline import GenKTClusterer, cluster_embeddings
+from memmaint.maintenance.core.config import ClusteringConfig, ReductionConfig
+
+
+def _joined_reference(h: MergeHistory) -> tuple[list[int], list[float]]:
+    steps, dists = [-1] * h.n_inputs, [float("nan")] * h.n_inputs
+    for k, (a, b) in enumerate(h.pairs.tolist()):
+        for obj in (a, b):
+            if obj < h.n_inputs and steps[obj] < 0:
+                steps[obj], dists[obj] = k, float(h.distance[k])
+    return steps, dists
+
+
+def _members(h: MergeHistory, obj: int) -> set[int]:
+    if obj < h.n_inputs:
+        return {obj}
+    a, b = h.pairs[obj - h.n_inputs]
+    return _members(h, int(a)) | _members(h, int(b))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 40), st.integers(0, 10_000), st.integers(1, 12))
+def test_joined_and_split_on_random_trees(n, seed, max_size):
+    X = np.random.default_rng(seed).normal(size=(n, 2))
+    h = MergeHistory.from_linkage(linkage(X, "single"))
+    step, dist = h.joined()
+    want_step, want_dist = _joined_reference(h)
+    assert step.tolist() == want_step
+    np.testing.assert_array_equal(dist, np.asarray(want_dist))
+    labels = fcluster(linkage(X, "single"), t=2, criterion="maxclust").astype(np.int64) - 1
+    labels[::5] = -1  # some noise, as HDBSCAN leaves
+    split = h.split(labels, max_size)
+    assert (split[labels < 0] == -1).all()  # noise stays noise
+    for label in np.unique(labels[labels >= 0]):
+        rows = labels == label
+        pieces = np.unique(split[rows])
+        assert not set(pieces.tolist()) & set(split[~rows].tolist())  # pieces stay inside
+        sizes = [int((split == p).sum()) for p in pieces]
+        if rows.sum() <= max_size:
+            assert pieces.tolist() == [label]  # within the limit: untouched
+        else:
+            assert max(sizes) <= max_size
+            assert label in pieces  # the first piece keeps the label
+
+
+def test_split_keeps_the_tightest_groups():
+    # two tight triples and a pair joined last: cut at 3, the triples come out whole
+    X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2], [9.0], [9.1]])
+    h = MergeHistory.from_linkage(linkage(X, "single"))
+    split = h.split(np.zeros(8, dtype=np.int64), 3)
+    groups = {frozenset(np.flatnonzero(split == p).tolist()) for p in np.unique(split)}
+    assert groups == {frozenset({0, 1, 2}), frozenset({3, 4, 5}), frozenset({6, 7})}
+
+
+def test_clusterers_keep_their_history():
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(size=(15, 3)), rng.normal(size=(15, 3)) + 6])
+    hdb = HDBSCANClusterer(min_cluster_size=3).fit(X)
+    assert hdb.history_.n_inputs == 30 and hdb.history_.n_merges == 29
+    assert _members(hdb.history_, 30 + 28) == set(range(30))  # the root holds every point
+    gkt = GenKTClusterer(p=-1.0, R=2.0, cos_cut=-1.0).fit(X)
+    h = gkt.history_
+    assert h.n_inputs == 30 and h.n_merges == gkt.sequence_.n_merges
+    np.testing.assert_array_equal(h.pairs, gkt.sequence_.merged_pairs)
+
+
+def test_cluster_embeddings_carries_the_history():
+    rng = np.random.default_rng(4)
+    emb = rng.normal(size=(40, 8))
+    res = cluster_embeddings(emb, None, ReductionConfig(method="pca", n_components=2),
+                             ClusteringConfig(algorithm="hdbscan"))
+    assert isinstance(res.history, MergeHistory) and res.history.n_inputs == 40
+
+
+@pytest.mark.parametrize("max_size", [0, 100])
+def test_split_without_anything_to_cut_is_a_copy(max_size):
+    h = MergeHistory.from_linkage(linkage(np.arange(6.0)[:, None], "single"))
+    labels = np.array([0, 0, 0, 1, 1, -1])
+    out = h.split(labels, max_size)
+    np.testing.assert_array_equal(out, labels)
+    assert out is not labels
+
+
+def test_the_report_says_where_each_decided_memory_joined(tmp_path):
+    from datetime import datetime, timezone
+
+    from memmaint.datasets.pools import make_memory_pool
+    from memmaint.maintenance.cli.maint import decisions_table
+    from memmaint.maintenance.core.config import config_from_dict
+    from memmaint.maintenance.job.run import run_job
+    from memmaint.maintenance.report.model import RunReport
+    from memmaint.maintenance.store.sqlite import SQLiteStore
+
+    now = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    pool = make_memory_pool("support", n_classes=6, per_class=(3, 6), seed=2, now=now)
+    cfg = config_from_dict({"embedding": {"model": "hashing", "dim": 64},
+                            "reduction": {"method": "pca", "n_components": 3},
+                            "clustering": {"hdbscan": {"min_cluster_size": 2}},
+                            "job": {"min_new_memories": 0}})
+    with SQLiteStore(tmp_path / "s.db") as store:
+        store.add_memories(pool.memories)
+        report = run_job(store, cfg, now=now, dry_run=True)
+    out = RunReport.from_json(report.to_json()).primary  # survives the stored form
+    assert out is not None and out.decisions
+    keys = {f"{d.namespace}\x1f{d.memory_id}" for d in out.decisions}
+    assert out.joined and set(out.joined) <= keys
+    steps = sorted(step for step, _ in out.joined.values())
+    assert all(0 <= s < len(pool.memories) - 1 for s in steps)
+    assert all(d >= 0 for _, d in out.joined.values())
+    key, (step, dist) = next(iter(out.joined.items()))
+    table = decisions_table(out, width=200)
+    assert "joined" in table.splitlines()[0] and f"step {step}, d={dist:.3g}" in table
