@@ -119,6 +119,6 @@ def test_the_report_says_where_each_decided_memory_joined(tmp_path):
     steps = sorted(step for step, _ in out.joined.values())
     assert all(0 <= s < len(pool.memories) - 1 for s in steps)
     assert all(d >= 0 for _, d in out.joined.values())
-    key, (step, dist) = next(iter(out.joined.items()))
+    step, dist = next(iter(out.joined.values()))
     table = decisions_table(out, width=200)
     assert "joined" in table.splitlines()[0] and f"step {step}, d={dist:.3g}" in table
