@@ -49,13 +49,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
 from memmaint.maintenance.agents.coverage import coverage, relative_times, same_anchor
+from memmaint.maintenance.agents.llm_client import ChatClient, LLMError, Usage
+from memmaint.maintenance.agents.llm_report import LLMFallbackError, check_fallback
 from memmaint.maintenance.agents.rules import (
     agents_config_hash,
     merged_memory,
@@ -63,9 +65,8 @@ from memmaint.maintenance.agents.rules import (
 )
 from memmaint.maintenance.agents.rules import plan as rules_plan
 from memmaint.maintenance.core.config import AgentsConfig, Config, LLMConfig
-from memmaint.maintenance.core.errors import ConfigError, MemmaintError
+from memmaint.maintenance.core.errors import ConfigError
 from memmaint.maintenance.core.freshness import freshness, verdict
-from memmaint.maintenance.core.http import EndpointError, JSONClient, RetryPolicy
 from memmaint.maintenance.core.records import Memory, format_time, to_utc, utcnow
 from memmaint.maintenance.plan.model import (
     NOISE,
@@ -130,113 +131,6 @@ short reason a person can read.
 
 Reply with ONLY a JSON object: {{"actions": [{{"type": ..., "memory_ids": [...], \
 "target_ids": [...], "text": null or "...", "reason": "..."}}]}}"""
-
-
-class LLMError(MemmaintError):
-    """The endpoint could not be used for a cluster (after retries)."""
-
-    def __init__(self, message: str, *, fatal: bool = False):
-        super().__init__(message)
-        self.fatal = fatal
-
-
-@dataclass
-class Usage:
-    """Calls and tokens, summed across clusters (thread-safe)."""
-
-    llm_calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    estimated: bool = False
-    http_retries: int = 0
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def add(self, tokens_in: int, tokens_out: int, estimated: bool) -> None:
-        with self._lock:
-            self.llm_calls += 1
-            self.tokens_in += tokens_in
-            self.tokens_out += tokens_out
-            self.estimated = self.estimated or estimated
-
-    def retry(self) -> None:
-        with self._lock:
-            self.http_retries += 1
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"llm_calls": self.llm_calls, "tokens_in": self.tokens_in,
-                "tokens_out": self.tokens_out, "tokens_estimated": self.estimated,
-                "http_retries": self.http_retries}
-
-
-class ChatClient:
-    """A minimal OpenAI-compatible chat-completions client over the shared
-    :class:`~memmaint.maintenance.core.http.JSONClient` (stdlib only).
-
-    ``http_retries``, ``backoff_s`` and ``timeout_s`` of ``config`` make its
-    :class:`~memmaint.maintenance.core.http.RetryPolicy`; the call's deadline is the default
-    one (every attempt at its full timeout plus every nominal backoff wait).
-    """
-
-    def __init__(self, config: LLMConfig, usage: Usage | None = None,
-                 sleep: Any = time.sleep) -> None:
-        self.config = config
-        self.usage = usage or Usage()
-        self.url = config.base_url.rstrip("/") + "/chat/completions"
-        self.policy = RetryPolicy(retries=config.http_retries, backoff_s=config.backoff_s,
-                                  max_wait_s=60.0, timeout_s=config.timeout_s,
-                                  deadline_s=config.call_deadline_s,
-                                  max_reply_bytes=config.max_reply_bytes)
-        self._http = JSONClient(self.url, api_key_env=config.api_key_env or None,
-                                policy=self.policy, sleep=sleep, on_retry=self.usage.retry)
-
-    def complete(self, messages: Sequence[Mapping[str, str]],
-                 deadline_s: float | None = None) -> str:
-        """The assistant's reply text; retries transient failures, raises :class:`LLMError`.
-        ``deadline_s`` shortens the call's deadline (what is left of the run's)."""
-        body: dict[str, Any] = {"model": self.config.model, "messages": list(messages),
-                                "temperature": self.config.temperature}
-        if self.config.response_format == "json_schema":
-            body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "cluster_plan", "strict": True, "schema": PLAN_SCHEMA}}
-        elif self.config.response_format == "json_object":
-            body["response_format"] = {"type": "json_object"}
-        try:
-            raw = self._http.post(body, deadline_s=deadline_s)
-        except EndpointError as exc:
-            raise self._error(exc) from None
-        return self._content(raw, messages)
-
-    def _error(self, exc: EndpointError) -> LLMError:
-        note = f" ({exc.note})" if exc.note else ""
-        if exc.kind == "http" and exc.retryable:
-            return LLMError(f"HTTP {exc.status} from {self.url} after {exc.retries} "
-                            f"retries{note}")
-        if exc.kind == "http":
-            hint = (f" (check the key in ${self.config.api_key_env})"
-                    if exc.status in (401, 403) else "")
-            return LLMError(f"HTTP {exc.status} from {self.url}{hint}",
-                            fatal=exc.status in (401, 403, 404))
-        if exc.kind in ("timeout", "unreachable", "deadline"):
-            return LLMError(f"{exc.exc_type} calling {self.url} after {exc.retries} retries: "
-                            f"{exc.reason}{note}")
-        return LLMError(str(exc))
-
-    def _content(self, raw: bytes, messages: Sequence[Mapping[str, str]]) -> str:
-        try:
-            reply = json.loads(raw)
-            content = reply["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise LLMError(f"{self.url} did not answer in the chat-completions format") from None
-        if not isinstance(content, str):
-            content = "" if content is None else json.dumps(content)
-        usage = reply.get("usage") if isinstance(reply, dict) else None
-        if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
-            self.usage.add(int(usage["prompt_tokens"]),
-                           int(usage.get("completion_tokens") or 0), False)
-        else:
-            chars = sum(len(m.get("content", "")) for m in messages)
-            self.usage.add(chars // 4, len(content) // 4, True)
-        return content
 
 
 # -- prompts and validation --------------------------------------------------------------
@@ -413,6 +307,26 @@ def _winner_time(target: str, by_id: Mapping[str, Memory],
 
 # -- the agent ---------------------------------------------------------------------------
 
+class _Tally:
+    """Replies and fallback causes of one plan (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.valid = self.invalid = self.cut_off = 0
+        self.causes: dict[tuple[str, int], str] = {}
+
+    def reply(self, valid: bool, cut_off: bool) -> None:
+        with self._lock:
+            self.valid += valid
+            self.invalid += not valid
+            self.cut_off += cut_off
+
+    def fallback(self, rules: ClusterPlan, reason: str, cause: str) -> ClusterPlan:
+        with self._lock:
+            self.causes[rules.key] = cause
+        return _fallback(rules, reason)
+
+
 class LLMAgent:
     """Plans clusters with an LLM; noise and singletons stay with the rules.
 
@@ -420,25 +334,32 @@ class LLMAgent:
         config: the ``[llm]`` section.
         agents: the ``[agents]`` section (fallback rules, TTLs).
         sleep: the backoff sleep function (tests pass a recorder).
+        fallback: ``job.llm_fallback`` (:func:`~memmaint.maintenance.agents.llm_report.
+            check_fallback`): ``rules`` or ``fail``; ``None`` never raises (the plan report
+            still counts every fallback).
     """
 
     def __init__(self, config: LLMConfig | None = None, agents: AgentsConfig | None = None,
-                 *, sleep: Any = time.sleep) -> None:
+                 *, sleep: Any = time.sleep, fallback: str | None = None) -> None:
         self.config = config or LLMConfig()
         self.agents = agents or AgentsConfig()
         self._sleep = sleep
+        self.fallback = fallback
 
     def plan(self, pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings: Any,
              now: datetime | None = None, namespace: str | None = None,
              plan_id: str | None = None) -> Plan:
-        """A plan for ``pool``; same arguments and guarantees as the rule-based ``plan``."""
+        """A plan for ``pool``; same arguments and guarantees as the rule-based ``plan``.
+        Raises :class:`~memmaint.maintenance.agents.llm_report.LLMFallbackError` when
+        ``fallback`` forbids what happened."""
         now = to_utc(now) if now is not None else utcnow()
         rules = replace(self.agents, backend="rules")
         base = rules_plan(pool, labels, embeddings, rules, now=now, namespace=namespace,
                           plan_id=plan_id)
         by_key = {(m.namespace, m.id): m for m in pool}
         usage = Usage()
-        client = ChatClient(self.config, usage, sleep=self._sleep)
+        client = ChatClient(self.config, usage, sleep=self._sleep, schema=PLAN_SCHEMA)
+        tally = _Tally()
         broken: list[str] = []
         jobs: list[int] = []
         skipped_big = 0
@@ -449,6 +370,9 @@ class LLMAgent:
                 skipped_big += 1
                 continue
             jobs.append(i)
+        if skipped_big:
+            log.warning("%d clusters over llm.max_cluster_size (%d) are planned by the rules",
+                        skipped_big, self.config.max_cluster_size)
 
         run_end = time.monotonic() + self.config.run_deadline_s
 
@@ -456,34 +380,44 @@ class LLMAgent:
             cluster = base.clusters[i]
             mems = [by_key[(cluster.namespace, m)] for m in cluster.memory_ids]
             return i, self._plan_cluster(client, cluster, mems, now, base.plan_id, broken,
-                                         run_end)
+                                         run_end, tally)
 
         clusters = list(base.clusters)
         if jobs:
             with ThreadPoolExecutor(max_workers=self.config.max_concurrency) as pool_exec:
                 for i, cluster in pool_exec.map(work, jobs):
                     clusters[i] = cluster
-            _cap_run_merges(clusters, base.clusters, jobs, len(pool),
-                            self.config.run_max_merge_share)
-        fallbacks = [{"cluster": c.key, "reason": "; ".join(c.notes)} for c in clusters
+            for i in _cap_run_merges(clusters, base.clusters, jobs, len(pool),
+                                     self.config.run_max_merge_share):
+                tally.causes[clusters[i].key] = "merge_cap"
+        fallbacks = [{"cluster": c.key, "cause": tally.causes.get(c.key, "rejected"),
+                      "reason": "; ".join(c.notes)} for c in clusters
                      if c.backend == "rules-fallback"]
         report = dict(base.report)
         report.update({
             "usage": usage.to_dict(), "llm_clusters": len(jobs),
             "rules_clusters": len(clusters) - len(jobs), "too_large_for_llm": skipped_big,
-            "fallbacks": fallbacks, "model": self.config.model,
+            "max_cluster_size": self.config.max_cluster_size,
+            "fallbacks": fallbacks, "model": self.config.model, **client.formats.to_dict(),
+            "replies": {"valid": tally.valid, "invalid": tally.invalid,
+                        "cut_off": tally.cut_off},
         })
         log.info("LLM planned %d clusters (%d fell back to rules), %d calls, %d+%d tokens",
                  len(jobs), len(fallbacks), usage.llm_calls, usage.tokens_in, usage.tokens_out)
+        if self.fallback is not None:
+            check_fallback(report, self.fallback, client.url)
         digest = agents_config_hash(self.agents) + ":" + _llm_hash(self.config)
         return Plan(clusters=tuple(clusters), config_hash=digest, plan_id=base.plan_id,
                     created_at=now, backend="llm", report=report)
 
     def _plan_cluster(self, client: ChatClient, rules: ClusterPlan, mems: list[Memory],
                       now: datetime, plan_id: str, broken: list[str],
-                      run_end: float = float("inf")) -> ClusterPlan:
+                      run_end: float = float("inf"), tally: _Tally | None = None,
+                      ) -> ClusterPlan:
+        tally = tally or _Tally()
         if broken:
-            return _fallback(rules, f"endpoint unusable: {broken[0]}")
+            return tally.fallback(rules, f"endpoint unusable: {broken[0]}",
+                                  "endpoint_unusable")
         messages: list[dict[str, str]] = [
             {"role": "system", "content": SYSTEM_PROMPT.format(
                 max_chars=self.config.max_text_chars, max_share=self.config.max_evict_share)},
@@ -491,36 +425,44 @@ class LLMAgent:
         ]
         protected = {m.id: why for m in mems if (why := protection(m, self.agents))}
         problems: list[str] = []
+        limit: int | None = None
         for attempt in range(self.config.max_retries + 1):
             left = run_end - time.monotonic()
             if left <= 0:
-                return _fallback(rules, f"the run's LLM deadline passed "
-                                        f"(run_deadline_s = {self.config.run_deadline_s:g})")
+                return tally.fallback(rules, f"the run's LLM deadline passed (run_deadline_s "
+                                             f"= {self.config.run_deadline_s:g})", "deadline")
             try:
-                reply = client.complete(messages, deadline_s=left)
+                reply = client.chat(messages, len(mems), deadline_s=left, max_tokens=limit)
             except LLMError as exc:
                 if exc.fatal:
                     broken.append(str(exc))
-                return _fallback(rules, f"LLM call failed: {exc}")
+                return tally.fallback(rules, f"LLM call failed: {exc}",
+                                      "endpoint_unusable" if exc.fatal else "call_failed")
             try:
-                data = parse_reply(reply)
+                data = parse_reply(reply.text)
             except ValueError as exc:
                 problems = [str(exc)]
+                if reply.cut_off:  # ask for the cap next time
+                    problems.append(f"the reply stopped at the {reply.max_tokens}-token limit; "
+                                    "reply with a shorter plan (brief reasons)")
+                    limit = self.config.max_tokens
             else:
                 cluster, problems = validate_reply(
                     data, mems, rules.label, self.config, id_seed=f"{plan_id}:llm", now=now,
                     flags=rules.flags, protected=protected)
                 if cluster is not None:
+                    tally.reply(True, reply.cut_off)
                     return cluster
+            tally.reply(False, reply.cut_off)
             log.info("cluster %s: invalid LLM plan (attempt %d): %s", rules.key, attempt + 1,
                      "; ".join(problems))
             messages = messages[:2] + [
-                {"role": "assistant", "content": reply[:4000]},
+                {"role": "assistant", "content": reply.text[:4000]},
                 {"role": "user", "content": "That plan is invalid:\n- " + "\n- ".join(
                     problems[:20]) + "\nReply with a corrected JSON plan only."},
             ]
-        return _fallback(rules, f"invalid LLM plan after {self.config.max_retries + 1} "
-                                f"attempts: {'; '.join(problems[:5])}")
+        return tally.fallback(rules, f"invalid LLM plan after {self.config.max_retries + 1} "
+                                     f"attempts: {'; '.join(problems[:5])}", "rejected")
 
 
 def merge_retired(actions: Sequence[Any]) -> int:
@@ -529,18 +471,21 @@ def merge_retired(actions: Sequence[Any]) -> int:
 
 
 def _cap_run_merges(clusters: list[ClusterPlan], rules: Sequence[ClusterPlan], llm: list[int],
-                    pool_size: int, share: float) -> None:
+                    pool_size: int, share: float) -> list[int]:
     """Put back the rules' plan of the LLM clusters that merge most until the LLM's merges
-    retire at most ``share`` of the pool (``llm.run_max_merge_share``)."""
+    retire at most ``share`` of the pool (``llm.run_max_merge_share``); the indices put back."""
     retired = {i: merge_retired(clusters[i].actions) for i in llm
                if clusters[i].backend == "llm"}
     total = sum(retired.values())
+    back = []
     for i in sorted(retired, key=lambda k: (-retired[k], k)):
         if total <= share * pool_size:
             break
         total -= retired[i]
+        back.append(i)
         clusters[i] = _fallback(rules[i], f"the run's LLM merges would retire more than "
                                           f"{share:.0%} of the pool (run_max_merge_share)")
+    return back
 
 
 def _fallback(rules: ClusterPlan, reason: str) -> ClusterPlan:
@@ -563,7 +508,7 @@ def llm_agent(config: Config | Any) -> Callable[..., Plan]:
     if not isinstance(config, Config):
         raise ConfigError("agents.backend = 'llm' needs the [llm] settings: pass the whole "
                           "Config to plan(), not only its agents section")
-    return LLMAgent(config.llm, config.agents).plan
+    return LLMAgent(config.llm, config.agents, fallback=config.job.llm_fallback).plan
 
 
 __all__ = [
@@ -572,6 +517,7 @@ __all__ = [
     "ChatClient",
     "LLMAgent",
     "LLMError",
+    "LLMFallbackError",
     "Usage",
     "cluster_prompt",
     "llm_agent",

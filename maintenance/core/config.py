@@ -311,8 +311,18 @@ class LLMConfig:
     http_retries: int = _opt(3, min=0, doc="retries on 429, 5xx and timeouts (with backoff)")
     backoff_s: float = _opt(1.0, min=0.0, doc="first backoff delay; doubles per retry")
     temperature: float = _opt(0.0, min=0.0, max=2.0)
-    response_format: str = _opt("json_schema", choices=("json_schema", "json_object", "none"),
-                                doc="how the reply's JSON shape is requested")
+    response_format: str = _opt("auto", choices=("auto", "json_schema", "json_object", "none"),
+                                doc=("how the reply's JSON shape is requested: auto tries "
+                                     "json_schema, then json_object with the schema, then "
+                                     "the schema in the prompt, and keeps the first the "
+                                     "server accepts for the run"))
+    max_tokens: int = _opt(4096, min=16, doc=(
+        "cap on the reply tokens asked for; each call asks for 256 + tokens_per_memory per "
+        "memory of its cluster, at most this"))
+    tokens_per_memory: int = _opt(160, min=1, doc="reply tokens asked for per memory")
+    max_tokens_param: str = _opt("max_tokens", choices=("max_tokens", "max_completion_tokens"),
+                                 doc="the request field carrying the limit (OpenAI's newer "
+                                     "models want max_completion_tokens)")
     max_cluster_size: int = _opt(60, min=2, doc="larger clusters are planned by the rules")
     call_deadline_s: float = _opt(120.0, min=0.1, doc=(
         "wall-clock limit on one LLM call, every retry and every slow read included"))
@@ -334,6 +344,10 @@ class JobConfig:
 
     min_new_memories: int = _opt(10, min=0)
     seed: int = _opt(0)
+    llm_fallback: str = _opt("rules", choices=("rules", "fail"), doc=(
+        "rules: a cluster the LLM could not plan keeps the rules' plan, but a run whose LLM "
+        "endpoint answered no call fails; fail: any such cluster fails the run (nothing "
+        "applied)"))
 
 
 @dataclass(frozen=True)

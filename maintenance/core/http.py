@@ -172,13 +172,18 @@ class JSONClient:
         sleep: the wait function (tests pass a recorder).
         on_retry: called before each retry wait (usage counters).
         clock: monotonic seconds (tests may pass a fake).
+        permanent: called with an HTTP :class:`EndpointError` of a retryable status (429,
+            5xx); when it returns a reason, the error is raised at once with that reason as
+            its ``note`` and ``retryable`` false (a server that answers 500 to a request it
+            will never accept, such as an unsupported ``response_format``).
     """
 
     def __init__(self, url: str, *, api_key_env: str | None = None,
                  policy: RetryPolicy | None = None,
                  sleep: Callable[[float], Any] = time.sleep,
                  on_retry: Callable[[], Any] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 permanent: Callable[[EndpointError], str | None] | None = None) -> None:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"{url!r} is not an http(s) URL")
         self.url = url
@@ -187,6 +192,7 @@ class JSONClient:
         self._sleep = sleep
         self._on_retry = on_retry
         self._clock = clock
+        self._permanent = permanent
         host = urllib.parse.urlsplit(url).hostname or ""
         # a loopback server is never reached through a proxy from the environment
         handlers: list[Any] = [urllib.request.ProxyHandler({})] if host in _LOOPBACK else []
@@ -214,6 +220,12 @@ class JSONClient:
             try:
                 return self._attempt(data, headers, key, call_end, retry)
             except EndpointError as exc:
+                why = (self._permanent(exc) if self._permanent is not None
+                       and exc.kind == "http" and exc.retryable else None)
+                if why:
+                    exc.retryable = False
+                    exc.note = why
+                    raise
                 if not exc.retryable or retry >= policy.retries:
                     raise
                 delay = policy.wait(retry + 1, exc.retry_after)
