@@ -88,13 +88,16 @@ def _write(path: str, text: str, what: str) -> None:
 @click.option("--approve", "approve", metavar="KINDS",
               help="Apply only these action kinds at once (e.g. merge,evict) and queue the "
                    "rest for review (`memmaint queue`).")
+@click.option("--llm-fallback", "llm_fallback", type=click.Choice(["rules", "fail"]),
+              help="Override job.llm_fallback: fail makes any cluster the LLM could not plan "
+                   "fail the run (exit 1, nothing applied).")
 @click.pass_context
 def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tuple[str, ...],
             all_namespaces: bool, dry_run: bool, force: bool, report_path: str | None,
             html_path: str | None, shadow_path: str | None, now_text: str | None,
             executor_name: str = "local", scheduler: str | None = None,
             workers: int | None = None, decisions: bool = False,
-            approve: str | None = None) -> None:
+            approve: str | None = None, llm_fallback: str | None = None) -> None:
     """Run the nightly maintenance job once (cron-ready, never prompts).
 
     Exit codes: 0 done, 1 failure, 2 usage/config/input error (nothing written), 3 another
@@ -106,6 +109,10 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
     if namespaces and all_namespaces:
         raise click.UsageError("--namespace and --all-namespaces exclude each other")
     config = _load(config_path)
+    if llm_fallback:
+        from memmaint.maintenance.core.config import with_overrides
+
+        config = with_overrides(config, {"job.llm_fallback": llm_fallback})
     shadow = _load(shadow_path) if shadow_path else None
     now = _now(now_text)
     if scheduler and executor_name != "dask":
@@ -147,6 +154,7 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
             except UserError as exc:
                 failed.append(str(exc))
     _echo_report(report, decisions)
+    _llm_line(report)
     if failed:
         raise OutputError(f"run {report.run_id} is {report.status} and recorded, but "
                           + "; ".join(failed))
@@ -201,6 +209,15 @@ def _echo_report(report: Any, decisions: bool = False) -> None:
 
         click.echo("")
         click.echo(decisions_table(report.primary))
+
+
+def _llm_line(report: Any) -> None:
+    """One line on stderr when the LLM backend left clusters to the rules, with the counts."""
+    from memmaint.maintenance.agents.llm_report import summary_line
+
+    line = summary_line(report.primary.llm) if report.primary is not None else None
+    if line:
+        click.echo(f"memmaint: warning: {for_terminal(line)}", err=True)
 
 
 def _write_html(path: str, report: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from memmaint.maintenance.agents.llm_report import summary as llm_summary
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.records import Memory
 from memmaint.maintenance.report.model import (
@@ -182,6 +183,7 @@ def build_outcome(name: str, config: Config, pool: Pool, clustered: Clustered,
         memories_affected=changed, decisions=decisions, applied=applied,
         llm_calls=usage["llm_calls"], tokens_in=usage["tokens_in"],
         tokens_out=usage["tokens_out"], fallbacks=usage["fallbacks"], bcubed=scores,
+        llm=llm_summary(getattr(the_plan, "report", None) or {}),
         flagged={str(k): int(v) for k, v in
                  ((getattr(the_plan, "report", None) or {}).get("flagged") or {}).items()},
         map_points=map_points, map_axes=axes, texts=texts, warnings=list(clustered.warnings),

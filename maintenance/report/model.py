@@ -122,6 +122,7 @@ class ConfigOutcome:
     tokens_in: int = 0
     tokens_out: int = 0
     fallbacks: int = 0
+    llm: dict[str, Any] = field(default_factory=dict)  # agents.llm_report.summary()
     flagged: dict[str, int] = field(default_factory=dict)
     bcubed: BCubedScores | None = None
     map_points: dict[str, list[list[float]]] = field(default_factory=dict)
