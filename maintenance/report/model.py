@@ -35,7 +35,6 @@ MAX_MAP_POINTS = 4000
 MAX_TEXTS = 5000
 SNIPPET_CHARS = 160
 N_EXAMPLES = 5
-
 Key = tuple[str, str]  # (namespace, memory id)
 
 
