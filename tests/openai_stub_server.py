@@ -38,6 +38,7 @@ class Reply:
     drip_s: float = 0.0  # > 0: send the body one byte at a time, this long apart
     content_length: bool = True  # False: no Content-Length, the connection closes instead
     echo_auth: bool = False  # an error body quoting the request's Authorization header
+    message: str | None = None  # an error body's message (default "scripted STATUS")
 
     @classmethod
     def plan(cls, actions: Sequence[Mapping[str, Any]], **kw: Any) -> Reply:
@@ -150,7 +151,7 @@ class StubServer:
             def _answer(self, body: Mapping[str, Any], reply: Reply) -> None:
                 if reply.status != 200:
                     extra = {"Retry-After": reply.retry_after} if reply.retry_after else {}
-                    message = f"scripted {reply.status}"
+                    message = reply.message or f"scripted {reply.status}"
                     if reply.echo_auth:
                         message += f" for {self.headers.get('Authorization')}"
                     self._send(reply.status, json.dumps(
