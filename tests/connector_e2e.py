@@ -140,6 +140,33 @@ class ConnectorEndToEnd:
         for mid, vec in vectors_before.items():
             np.testing.assert_allclose(vectors_after[mid], vec, rtol=1e-5, atol=1e-6)
 
+    def test_a_merge_keeps_a_source_record_its_id_and_its_metadata(self, kit, tmp_path):
+        """Stable ids: no new record id appears; each merge rewrote one of its sources in
+        place (the one whose text it keeps), with that record's own metadata, keys and value
+        types; the dry run's plan retires the same records the real run retires."""
+        kit.seed(seed_rows())
+        before = kit.read_back()
+        config = tmp_path / "fast.toml"
+        config.write_text(CONFIG)
+        url = self._url(kit)
+        dry = self._cli("run", "--db", url, "--config", str(config), "--dry-run")
+        assert dry.exit_code == 0, dry.output
+        assert kit.read_back() == before
+        assert self._cli("run", "--db", url, "--config", str(config)).exit_code == 0
+        after = kit.read_back()
+        assert set(after) < set(before), sorted(set(after) - set(before))
+        typed = {mid: {k: (type(v).__name__, v) for k, v in meta.items()}
+                 for mid, (_, meta) in before.items()}
+        for mid, (text, meta) in after.items():
+            assert {k: (type(v).__name__, v) for k, v in meta.items()} == typed[mid]
+            assert text == before[mid][0]  # the survivor's text is the merge's text
+        # a restated pair (merged, or left apart by a system embedding by itself) keeps at
+        # least one of its two records
+        ids = list(before)
+        for i, (_, dup) in enumerate(TEXTS):
+            if dup is not None:
+                assert ids[i] in after or ids[dup] in after
+
     def test_dry_run_changes_nothing_in_the_system(self, kit, tmp_path):
         kit.seed(seed_rows())
         before = kit.read_back()

@@ -234,8 +234,10 @@ def test_a_crash_is_reconciled_at_the_next_open(tmp_path, committed, monkeypatch
         # as if the process died before marking the journal entry done
         store._journal.execute("UPDATE journal SET state = 'pending'")
     after_crash = _system(backend)
-    assert set(after_crash["default"]) == set(before_system["default"]) - {keep, gone} | {
-        "m-" + keep}
+    # stable ids: the merged memory rewrote its survivor (``keep``) in place
+    assert set(after_crash["default"]) == set(before_system["default"]) - {gone}
+    assert after_crash["default"][keep]["text"].endswith("(merged)")
+    assert after_crash["default"][keep]["metadata"] == before_system["default"][keep]["metadata"]
     store._journal.close()
     store._side.close()
 
@@ -243,10 +245,13 @@ def test_a_crash_is_reconciled_at_the_next_open(tmp_path, committed, monkeypatch
     if committed:
         assert set(_system(backend2)["default"]) == set(after_crash["default"])
         assert reopened.get_memories("default", [keep])[0].status is Status.MERGED
+        assert reopened.get_memories("default", ["m-" + keep])[0].is_active
+        assert reopened.sync() == {"added": 0, "changed": 0, "removed": 0}
     else:
         assert _system(backend2) == before_system
         assert reopened.get_memories("default", [keep])[0].status is Status.ACTIVE
         assert not reopened.existing_ids("default", ["m-" + keep])
+        assert reopened.sync() == {"added": 0, "changed": 0, "removed": 0}
     states = [r[0] for r in reopened._journal.execute("SELECT state FROM journal")]
     assert states == ["done" if committed else "rolled-back"]
     reopened.close()
@@ -290,7 +295,8 @@ def test_a_new_memory_without_a_model_gets_its_sources_mean_vector(tmp_path):
     store = ExternalStore(backend, str(tmp_path / "sidecar.db"))
     keep, gone = seed_rows()[0][0], seed_rows()[1][0]
     _merge(store, "default", keep, gone)
-    vec = np.asarray(_system(backend)["default"]["m-" + keep]["vector"])
+    assert set(_system(backend)["default"]) == {keep}  # the survivor's id, rewritten
+    vec = np.asarray(_system(backend)["default"][keep]["vector"])
     expected = np.mean([seed_rows()[0][3], seed_rows()[1][3]], axis=0)
     np.testing.assert_allclose(vec, expected / np.linalg.norm(expected), rtol=1e-5)
     with pytest.raises(StoreError, match="model="):

@@ -49,6 +49,14 @@ from memmaint.maintenance.core.errors import (
     VersionConflict,
 )
 from memmaint.maintenance.core.records import BUILTIN_KINDS, Memory, Status, content_hash, utcnow
+from memmaint.maintenance.store._ops import (
+    Op,
+    alias_merges,
+    by_record,
+    last_per_memory,
+    noop,
+    op_json,
+)
 from memmaint.maintenance.store.base import Event, MemoryStore, RunRecord, StoreTransaction
 from memmaint.maintenance.store.external import ExternalBackend, ExternalRecord
 from memmaint.maintenance.store.sqlite import SQLiteStore
@@ -73,21 +81,6 @@ CREATE TABLE IF NOT EXISTS journal (
 SYNC_AGENT = "sync"
 
 
-@dataclasses.dataclass
-class _Op:
-    """One external write: ``record`` is upserted, or ``delete`` removes the id."""
-
-    namespace: str
-    memory_id: str
-    record: ExternalRecord | None  # None: delete
-    previous: ExternalRecord | None  # the record in the system before (None: absent)
-    replaced_by: str | None = None  # for a deleted merge source: the memory replacing it
-
-    @property
-    def delete(self) -> bool:
-        return self.record is None
-
-
 class ExternalStore:
     """A :class:`MemoryStore` over an :class:`ExternalBackend` and a sidecar SQLite file.
 
@@ -106,7 +99,7 @@ class ExternalStore:
         self.sidecar_path = sidecar
         Path(sidecar).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self._side = SQLiteStore(sidecar, create=True)
-        self._levels: list[list[_Op]] = []
+        self._levels: list[list[Op]] = []
         self._lock = threading.RLock()
         self._embedder: Any = None
         with self._side._write() as conn:
@@ -161,6 +154,17 @@ class ExternalStore:
             " ORDER BY version DESC LIMIT 1", (ns, memory_id, version))
         return ExternalRecord.from_json(json.loads(rows[0][0])) if rows else None
 
+    def _kept_records(self, ns: str, mirror: Mapping[str, Memory]) -> dict[str, ExternalRecord]:
+        """Each memory's external record in force at its current version (one query)."""
+        out: dict[str, tuple[int, ExternalRecord]] = {}
+        for mid, version, record in self._side._read(
+                "SELECT id, version, record FROM external_records WHERE namespace = ? "
+                "ORDER BY version", (ns,)):
+            mem = mirror.get(mid)
+            if mem is not None and int(version) <= mem.version:
+                out[mid] = (int(version), ExternalRecord.from_json(json.loads(record)))
+        return {mid: rec for mid, (_, rec) in out.items()}
+
     @staticmethod
     def _keep_record(conn: sqlite3.Connection, ns: str, memory_id: str, version: int,
                      record: ExternalRecord | None, *, restoring: bool = False) -> None:
@@ -189,10 +193,12 @@ class ExternalStore:
         for ns in namespaces:
             records = {r.id: r for r in self.backend.read_all(ns)}
             mirror = {m.id: m for m in self._side.iter_memories(ns)}
+            kept = self._kept_records(ns, mirror)
+            owner = _owners(mirror, kept)
             seeds: dict[str, np.ndarray] = {}
             with self._side._write() as conn, self._side.transaction() as tx:
                 for rid, rec in records.items():
-                    known = mirror.get(rid)
+                    known = mirror.get(owner.get(rid, rid))
                     if known is None:
                         mem = _memory_from_record(ns, rec)
                         tx.insert(mem)
@@ -200,7 +206,7 @@ class ExternalStore:
                         self._sync_event(tx, run_id, ns, None, mem, "added outside memmaint")
                         counts["added"] += 1
                     else:
-                        seen = self._record_at(ns, rid, known.version)
+                        seen = kept.get(known.id)
                         if known.is_active and seen is not None and \
                                 seen.fingerprint() == rec.fingerprint():
                             continue
@@ -208,7 +214,7 @@ class ExternalStore:
                             known, text=rec.text, metadata=dict(rec.metadata),
                             status=Status.ACTIVE, replaced_by=None, valid_until=None)
                         stored = tx.update(new, known.version)
-                        self._keep_record(conn, ns, rid, stored.version, rec)
+                        self._keep_record(conn, ns, known.id, stored.version, rec)
                         self._sync_event(tx, run_id, ns, known, stored,
                                          "changed outside memmaint")
                         counts["changed"] += 1
@@ -216,7 +222,8 @@ class ExternalStore:
                             and rec.vector.shape == (embedder.dim,):
                         seeds[content_hash(rec.text)] = rec.vector
                 for mid, mem in mirror.items():
-                    if mem.is_active and mid not in records:
+                    held = kept.get(mid)
+                    if mem.is_active and (held.id if held is not None else mid) not in records:
                         stored = tx.update(dataclasses.replace(mem, status=Status.ARCHIVED),
                                            mem.version)
                         self._keep_record(conn, ns, mid, stored.version, None,
@@ -264,20 +271,24 @@ class ExternalStore:
         if deletes:
             self.backend.delete(ns, deletes)
 
-    def _flush(self, conn: sqlite3.Connection, ops: Sequence[_Op]) -> list[int]:
+    def _flush(self, conn: sqlite3.Connection, ops: Sequence[Op]) -> list[int]:
         """Steps 1-3 of the module docstring, for the outermost transaction's writes;
         returns the journal entries written."""
         written: list[int] = []
-        by_ns: dict[str, list[_Op]] = {}
-        for op in _last_per_memory(ops):
+        by_ns: dict[str, list[Op]] = {}
+        for op in last_per_memory(ops):
             by_ns.setdefault(op.namespace, []).append(op)
-        for ns, ns_ops in by_ns.items():
-            ns_ops = [op for op in ns_ops if not _noop(op)]
+        for ns, raw in by_ns.items():
+            alias_merges(raw)  # stable ids: a merge rewrites its survivor's record
+            self._fill_vectors([op for op in raw if not noop(op)])
+            ns_ops = [op for op in by_record(raw) if not noop(op)]
             if not ns_ops:
+                for op in raw:  # a merge that keeps its survivor's record as it is
+                    if op.record is not None:
+                        self._refresh_kept(conn, op)
                 continue
-            self._fill_vectors(ns_ops)
-            forward = [_op_json(op.memory_id, op.record) for op in ns_ops]
-            inverse = [_op_json(op.memory_id, op.previous) for op in ns_ops]
+            forward = [op_json(op, op.record) for op in ns_ops]
+            inverse = [op_json(op, op.previous) for op in ns_ops]
             cur = self._journal.execute(
                 "INSERT INTO journal (namespace, forward, inverse, state, created_at) "
                 "VALUES (?, ?, ?, 'pending', ?)",
@@ -303,18 +314,18 @@ class ExternalStore:
             written.append(seq)
             # keep each record as the system stored it (its vector, columns or ids it added),
             # so the next sync does not take the system's own additions for a change
-            upserted = [op for op in ns_ops if op.record is not None]
-            stored = self.backend.read(ns, [op.memory_id for op in upserted]) \
-                if upserted else {}
+            written_keys = {op.key for op in ns_ops if op.record is not None}
+            upserted = [op for op in raw if op.record is not None]
+            stored = self.backend.read(ns, sorted(written_keys)) if written_keys else {}
             for op in upserted:
-                live = stored.get(op.memory_id)
-                if live is not None:
+                live = stored.get(op.key)
+                if live is not None and op.key in written_keys:
                     op.record = live if live.vector is not None or op.record is None \
                         else dataclasses.replace(live, vector=op.record.vector)
                 self._refresh_kept(conn, op)
         return written
 
-    def _refresh_kept(self, conn: sqlite3.Connection, op: _Op) -> None:
+    def _refresh_kept(self, conn: sqlite3.Connection, op: Op) -> None:
         assert op.record is not None
         conn.execute("UPDATE external_records SET record = ?, fingerprint = ? WHERE "
                      "namespace = ? AND id = ? AND version = (SELECT MAX(version) FROM "
@@ -322,10 +333,10 @@ class ExternalStore:
                      (json.dumps(op.record.to_json()), op.record.fingerprint(), op.namespace,
                       op.memory_id, op.namespace, op.memory_id))
 
-    def _fill_vectors(self, ops: list[_Op]) -> None:
+    def _fill_vectors(self, ops: list[Op]) -> None:
         """Give every upserted record a vector (unless the system embeds by itself): the
         URL's embedder, else the mean of the vectors of the memories it replaces."""
-        if self.backend.embeds_itself:
+        if self.backend.embeds_itself or not ops:
             return
         missing = [op for op in ops if op.record is not None and op.record.vector is None]
         if not missing:
@@ -359,7 +370,7 @@ class ExternalStore:
         flushed: list[int] = []
         with self._lock:
             with self._side._write() as conn, self._side.transaction() as side_tx:
-                ops: list[_Op] = []
+                ops: list[Op] = []
                 self._levels.append(ops)
                 try:
                     yield _ExternalTransaction(self, conn, side_tx, ops)
@@ -374,26 +385,26 @@ class ExternalStore:
                 self._journal.executemany("UPDATE journal SET state = 'done' WHERE seq = ?",
                                           [(seq,) for seq in flushed])
 
-    def _check_unchanged(self, ops: Sequence[_Op]) -> None:
+    def _check_unchanged(self, ops: Sequence[Op]) -> None:
         """``VersionConflict`` when a record this level writes changed in the system since
         the mirror saw it (a concurrent writer); ``DuplicateIdError`` for an insert over an
         existing record."""
-        by_ns: dict[str, dict[str, _Op]] = {}
-        for op in ops:
-            by_ns.setdefault(op.namespace, {}).setdefault(op.memory_id, op)
+        by_ns: dict[str, dict[str, Op]] = {}
+        for op in by_record(ops):
+            by_ns.setdefault(op.namespace, {}).setdefault(op.key, op)
         for ns, first in by_ns.items():
             live = self.backend.read(ns, list(first))
-            for mid, op in first.items():
-                now = live.get(mid)
+            for key, op in first.items():
+                now = live.get(key)
                 expected = None if op.previous is None else op.previous.fingerprint()
                 actual = None if now is None else now.fingerprint()
                 if expected == actual:
                     continue
                 if op.previous is None:
-                    raise DuplicateIdError(f"memory {mid!r} already exists in "
+                    raise DuplicateIdError(f"memory {key!r} already exists in "
                                            f"{self.backend.system} namespace {ns!r}")
-                mem = self._side.get_memories(ns, [mid])[0]
-                raise VersionConflict(mid, mem.version, mem.version + 1)  # changed in the system
+                mem = self._side.get_memories(ns, [op.origin or op.memory_id])[0]
+                raise VersionConflict(mem.id, mem.version, mem.version + 1)  # changed there
 
     def add_memories(self, memories: Sequence[Memory]) -> None:
         """Insert all memories (and their records in the system) in one transaction."""
@@ -452,7 +463,7 @@ class _ExternalTransaction:
     """The sidecar's transaction, noting the external write each change needs."""
 
     def __init__(self, store: ExternalStore, conn: sqlite3.Connection,
-                 side_tx: StoreTransaction, ops: list[_Op]) -> None:
+                 side_tx: StoreTransaction, ops: list[Op]) -> None:
         self._store = store
         self._conn = conn
         self._tx = side_tx
@@ -464,7 +475,7 @@ class _ExternalTransaction:
         self._store._keep_record(self._conn, memory.namespace, memory.id, memory.version,
                                  record)
         if memory.is_active:
-            self._ops.append(_Op(memory.namespace, memory.id, record, None))
+            self._ops.append(Op(memory.namespace, memory.id, record, None))
 
     def update(self, memory: Memory, expected_version: int) -> Memory:
         before = self._current(memory.namespace, memory.id)
@@ -495,9 +506,10 @@ class _ExternalTransaction:
         found = self._store._record_at(ns, mid, after.version) if restoring else old
         if restoring and found is not None:
             record = found  # undo writes back the very record the memory had at that version
-        elif old is not None and old.text == after.text and \
-                dict(old.metadata) == dict(after.metadata):
-            record = old
+        elif old is not None and old.text == after.text and (
+                dict(old.metadata) == dict(after.metadata)
+                or dict(before.metadata) == dict(after.metadata)):
+            record = old  # a status change: the record stays as the system holds it
         else:
             record = _record_from_memory(after, old)
         self._store._keep_record(self._conn, ns, mid, after.version,
@@ -509,7 +521,21 @@ class _ExternalTransaction:
         if in_system is not None and target is not None and \
                 in_system.fingerprint() == target.fingerprint():
             return
-        self._ops.append(_Op(ns, mid, target, in_system, replaced_by=after.replaced_by))
+        self._ops.append(Op(ns, mid, target, in_system, replaced_by=after.replaced_by,
+                            known=before.is_active))
+
+
+def _owners(mirror: Mapping[str, Memory],
+            kept: Mapping[str, ExternalRecord]) -> dict[str, str]:
+    """Record id -> the memory holding it: a merged memory holds its survivor's record
+    (:mod:`memmaint.maintenance.store._ops`); an active memory wins over inactive ones, then
+    the latest changed."""
+    owner: dict[str, str] = {}
+    for mid, mem in sorted(mirror.items(),
+                           key=lambda kv: (kv[1].is_active, str(kv[1].updated_at))):
+        rec = kept.get(mid)
+        owner[rec.id if rec is not None else mid] = mid
+    return owner
 
 
 def _memory_from_record(ns: str, rec: ExternalRecord) -> Memory:
@@ -531,37 +557,10 @@ def _record_from_memory(memory: Memory, old: ExternalRecord | None) -> ExternalR
     record's vector when the text is unchanged (else none yet: :meth:`_fill_vectors`)."""
     keep_vector = old is not None and old.text == memory.text
     return ExternalRecord(
-        id=memory.id, text=memory.text, metadata=dict(memory.metadata),
+        id=old.id if old is not None else memory.id, text=memory.text, metadata=dict(memory.metadata),
         vector=old.vector if keep_vector and old is not None else None,
         created_at=old.created_at if old is not None else memory.created_at,
         updated_at=memory.updated_at)
-
-
-def _op_json(memory_id: str, record: ExternalRecord | None) -> dict[str, Any]:
-    if record is None:
-        return {"op": "delete", "id": memory_id}
-    return {"op": "upsert", "record": record.to_json()}
-
-
-def _last_per_memory(ops: Sequence[_Op]) -> list[_Op]:
-    """One op per memory: the last target, with the first ``previous``."""
-    merged: dict[tuple[str, str], _Op] = {}
-    for op in ops:
-        key = (op.namespace, op.memory_id)
-        if key in merged:
-            first = merged[key]
-            merged[key] = _Op(op.namespace, op.memory_id, op.record, first.previous,
-                              op.replaced_by or first.replaced_by)
-        else:
-            merged[key] = dataclasses.replace(op)
-    return list(merged.values())
-
-
-def _noop(op: _Op) -> bool:
-    if op.record is None:
-        return op.previous is None
-    return op.previous is not None and op.previous.fingerprint() == op.record.fingerprint() \
-        and op.previous.vector is not None
 
 
 def open_external(backend: ExternalBackend, sidecar: str, *, create: bool) -> MemoryStore:
