@@ -338,6 +338,7 @@ def test_every_kernel_is_disk_cached_and_stamped_with_all_kernel_files():
     from memmaint.clustering.genkt import _kernels as K
     from memmaint.clustering.genkt import _kernels_common as C
 
+    K.ensure_fresh()
     modules = {k.py_func.__module__.rsplit(".", 1)[1] for k in C.KERNELS}
     assert modules == {"_kernels", "_kernels_common", "_kernels_brute", "_kernels_tree",
                        "_kernels_caches", "_kernels_plane", "_kernels_graph",
@@ -349,18 +350,62 @@ def test_every_kernel_is_disk_cached_and_stamped_with_all_kernel_files():
         assert stamp.read_text() == K.sources_digest()
 
 
-def test_the_graph_strategy_path_refreshes_the_kernel_cache_too():
-    """The stamp check runs when ``_kernels`` is imported; the graph strategy's driver must
-    bring it in, or an upgrade that changes only a callee's file would run stale code
-    inlined into ``graph_cluster`` (numba checks each function's own file only)."""
+def test_importing_the_kernels_touches_no_cache():
+    """The stamp check runs on first use, not at import (issue #31)."""
     import subprocess
     import sys
 
-    code = ("import sys; import memmaint.clustering.genkt._graph; "
-            "print('memmaint.clustering.genkt._kernels' in sys.modules)")
+    code = ("import memmaint.clustering.genkt._kernels as K, memmaint.clustering.genkt._graph; "
+            "print(sorted(K._prepared))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
-    assert out == "True"
+    assert out == "[]"
+
+
+@pytest.mark.parametrize("strategy", ["nn", "tree", "plane", "graph"])
+def test_every_strategy_checks_the_kernel_cache_and_announces_its_compile(strategy,
+                                                                         monkeypatch):
+    """Every strategy's path (the graph driver included: numba checks each function's own
+    file only, so a change to a callee's file would otherwise run stale inlined code) checks
+    the stamp before its first kernel call, and goes through ``prepare``."""
+    from memmaint.clustering.genkt import _kernels as K
+
+    calls = []
+    real_fresh, real_prepare = K.ensure_fresh, K.prepare
+    monkeypatch.setattr(K, "ensure_fresh", lambda: (calls.append("fresh"), real_fresh())[1])
+    monkeypatch.setattr(K, "prepare", lambda s: (calls.append(s), real_prepare(s))[1])
+    X = np.random.default_rng(1).normal(size=(30, 2 if strategy == "plane" else 3))
+    genkt_cluster(X, definition=GenKTDefinition(p=-1.0, R=1.0), strategy=strategy)
+    assert strategy in calls and "fresh" in calls
+
+
+def test_a_strategys_first_compile_is_announced_once(tmp_path, monkeypatch, caplog):
+    import logging
+
+    from memmaint.clustering.genkt import _kernels as K
+
+    class FakeCache:
+        cache_path = str(tmp_path)
+
+        def flush(self):
+            pass
+
+    class FakeKernel:
+        _cache = FakeCache()
+
+    monkeypatch.setattr(K, "KERNELS", [FakeKernel()])
+    monkeypatch.setattr(K, "_prepared", {})
+    with caplog.at_level(logging.WARNING, logger="memmaint"):
+        notice = K.prepare("tree")
+        notice.done()
+        assert "compiling GenKT's numba kernels (tree strategy) for this machine" in caplog.text
+        assert "compiled GenKT's numba kernels (tree strategy) in" in caplog.text
+        assert list(tmp_path.glob("genkt-*-tree.compiled"))
+        caplog.clear()
+        K.prepare("tree").done()  # compiled before: silent
+        assert caplog.text == ""
+        K.prepare("graph")  # another strategy compiles other kernels
+        assert "(graph strategy)" in caplog.text
 
 
 def test_a_change_to_any_kernel_file_drops_every_kernel_cache(tmp_path):

@@ -30,10 +30,9 @@ import math
 
 import numpy as np
 
-# (imported for its side effect: it drops the kernels' disk cache when any kernel file
-# changed, which numba's per-file check misses for kernels inlined into graph_cluster;
-# the graph strategy's path does not otherwise import it)
-from memmaint.clustering.genkt import _kernels  # noqa: F401
+# its ensure_fresh() drops the kernels' disk cache when any kernel file changed, which
+# numba's per-file check misses for kernels inlined into graph_cluster
+from memmaint.clustering.genkt import _kernels
 
 U64 = 2.0**-53
 U32 = 2.0**-24
@@ -192,6 +191,7 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, tune, max_steps=-1, 
     from memmaint.clustering.genkt import _kernels_graph as KG
     from memmaint.clustering.genkt import _kernels_graph_index as GX
 
+    _kernels.ensure_fresh()
     n = x.shape[0]
     R = math.sqrt(R2)
     S = tune["graph_skin"] * R

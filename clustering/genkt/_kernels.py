@@ -56,7 +56,9 @@ searches and slab-limited or, for p = 0, no reverse queries; its own loop) in
 Every kernel is compiled with ``cache=True``. numba invalidates a cached function when *its
 own* file changes, but the machine code cached for ``cluster`` contains the kernels it calls
 from the other files; so the cache is also stamped with a digest of all nine files, and a
-change to any of them drops every kernel's cache (:func:`refresh_disk_cache`, at import).
+change to any of them drops every kernel's cache (:func:`refresh_disk_cache`). That happens
+on first use, not at import (:func:`prepare`, which also announces a strategy's first
+compilation on a machine the way UMAP's is announced).
 """
 
 from __future__ import annotations
@@ -419,4 +421,34 @@ def refresh_disk_cache(kernels: Sequence[Any], digest: str) -> bool:
     return True
 
 
-refresh_disk_cache(KERNELS, sources_digest())
+_prepared: dict[str, Any] = {}  # "digest" once the cache was checked in this process
+
+#: how long a strategy's first compilation takes on 2 cores (what the notice says)
+_COMPILE_TIME = {"graph": "about 60-120 s on 2 cores", "plane": "about 20-40 s on 2 cores"}
+
+
+def ensure_fresh() -> None:
+    """Check the kernels' disk cache against their sources once per process (drop it when
+    any kernel file changed): call before the first kernel call; :func:`prepare` does."""
+    if "digest" not in _prepared:
+        _prepared["digest"] = sources_digest()
+        refresh_disk_cache(KERNELS, _prepared["digest"])
+
+
+def prepare(strategy: str) -> Any:
+    """Before the first clustering of a process: drop stale kernel caches
+    (:func:`refresh_disk_cache`), then return a
+    :class:`~memmaint.clustering.reduce._numba_cache.CompileNotice` for ``strategy``: it logs
+    (warning) that the kernels are compiling when this machine has not compiled them for
+    these sources yet, and, on ``done()``, how long that took (a marker file next to the
+    cache remembers it)."""
+    from memmaint.clustering.reduce._numba_cache import CompileNotice
+
+    ensure_fresh()
+    caches = [c for c in (getattr(k, "_cache", None) for k in KERNELS)
+              if c is not None and hasattr(c, "cache_path")]
+    if not caches:  # no disk cache (NUMBA_DISABLE_JIT): nothing compiles, nothing to say
+        return CompileNotice(None)
+    marker = Path(caches[0].cache_path) / f"genkt-{_prepared['digest'][:16]}-{strategy}.compiled"
+    return CompileNotice(marker, f"GenKT's numba kernels ({strategy} strategy)",
+                         _COMPILE_TIME.get(strategy, "about 40-90 s on 2 cores"))

@@ -244,6 +244,7 @@ class ClusterSequence:
         """
         from memmaint.clustering.genkt import _kernels as K
 
+        K.ensure_fresh()
         m = self._cut_steps(R_cut)
         return K.labels_from_history(self.n_inputs, self.merged_pairs[:, 0],
                                      self.merged_pairs[:, 1], m)
@@ -270,6 +271,7 @@ class ClusterSequence:
     def _closer_pair_left(self, m: int, Rc2: float) -> bool:
         from memmaint.clustering.genkt import _kernels as K
 
+        K.ensure_fresh()
         d = self.definition
         x, e = self._x.copy(), self._e.copy()
         keep, w = K.replay(x, e, self._w.copy(), self.merged_pairs[:, 0],
@@ -363,22 +365,22 @@ def genkt_cluster(X, embeddings=None, weights=None,
         lo, hi, q, d2, fids, fw, fpos = reference_cluster(
             x, e, w, twop, R2, float(d.cos_cut), use_cos, wta)
     else:
+        from memmaint.clustering.genkt import _kernels as K
+
+        compiling = K.prepare(strategy)
         if strategy == "graph":
             from memmaint.clustering.genkt._graph import graph_cluster
 
             lo, hi, q, d2, fids, fw, fpos = graph_cluster(
                 x, e, w, twop, R2, float(d.cos_cut), use_cos, wta, _TUNING)
         elif strategy == "plane":
-            from memmaint.clustering.genkt import _kernels as K
-
             lo, hi, q, d2, fids, fw, fpos = K.plane_cluster(
                 x, w, twop, R2, wta, int(_TUNING["leaf_size"]), -1)
         else:
-            from memmaint.clustering.genkt import _kernels as K
-
             lo, hi, q, d2, fids, fw, fpos = K.cluster(
                 x, e, w, twop, R2, float(d.cos_cut), use_cos, wta, strategy == "tree",
                 _tune(), -1)
+        compiling.done()
         order = np.argsort(fids, kind="stable")  # final objects by id, as the reference
         fids, fw, fpos = fids[order], fw[order], fpos[order]
     log.debug("genkt: %d inputs, %d merges, %d clusters (%s)", n, lo.size, fids.size,

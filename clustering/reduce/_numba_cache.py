@@ -48,20 +48,23 @@ def _marker(folder: Path) -> Path:
 
 
 class CompileNotice:
-    """Logs the first compilation on a machine and records that it happened."""
+    """Logs the first compilation on a machine and records that it happened (a marker file):
+    ``what`` names the kernels, ``expected`` how long the first compile takes."""
 
-    def __init__(self, marker: Path | None) -> None:
+    def __init__(self, marker: Path | None, what: str = "UMAP's numba kernels",
+                 expected: str = "about 10-30 s on 2 cores") -> None:
         self.marker = marker
+        self.what = what
         self.start = time.perf_counter()
         self.first = marker is not None and not marker.exists()
         if marker is not None and self.first:
-            log.warning("compiling UMAP's numba kernels for this machine (once; about 10-30 s "
-                        "on 2 cores); later runs load them from %s", marker.parent)
+            log.warning("compiling %s for this machine (once; %s); later runs load them "
+                        "from %s", what, expected, marker.parent)
 
     def done(self) -> None:
         if not self.first or self.marker is None:
             return
-        log.warning("compiled UMAP's numba kernels in %.1f s (cached in %s)",
+        log.warning("compiled %s in %.1f s (cached in %s)", self.what,
                     time.perf_counter() - self.start, self.marker.parent)
         try:
             self.marker.touch()
