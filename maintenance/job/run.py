@@ -207,6 +207,7 @@ def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
             st.detail["regrouped"] = int(st.detail.get("regrouped", 0)) + moved
     from memmaint.maintenance.agents.outcome_rules import group_outcome_siblings
 
+    assert pool.vectors is not None  # embedded before clustering
     clustered.labels = group_outcome_siblings(  # no-op for memories without outcome history
         pool.memories, clustered.labels, pool.vectors, agents_config.agents,
         to_utc(now) if now is not None else utcnow(), pool.by_namespace.values())
@@ -372,7 +373,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
         report.apply["skipped_namespaces"] = skipped
     if not chosen:
         report.status = "skipped"
-        report.namespaces = selected
+        report.namespaces = list(selected)
         report.skip_reason = ("; ".join(f"{ns}: {why}" for ns, why in skipped.items())
                               or "the store is empty: import memories first")
         report.stages = stages.as_list()

@@ -124,7 +124,8 @@ def apply_reviewed(pf: PlanFile, store: MemoryStore, decisions: Decisions | None
                                        "rejected": out.rejected, "undecided": out.undecided,
                                        "dropped": out.dropped}}
             store.save_run(RunRecord(run_id, parse_time(report.started_at),
-                                     parse_time(report.finished_at), report.status,
+                                     parse_time(report.finished_at or report.started_at),
+                                     report.status,
                                      tuple(namespaces), report.to_dict()))
     return out
 

@@ -160,16 +160,16 @@ def stale_actions(pf: Any, store: MemoryStore, keys: Collection[str]) -> dict[st
         snapshot = pf.memories.get(cluster.namespace, {})
         problems = []
         for mid in _stored(cluster, action):
-            mem, snap = rows.get((cluster.namespace, mid)), snapshot.get(mid) or {}
-            if mem is None:
+            row, snap = rows.get((cluster.namespace, mid)), snapshot.get(mid) or {}
+            if row is None:
                 problems.append(f"{mid} no longer exists")
-            elif mem.version != snap.get("version"):
-                problems.append(f"{mid} is at version {mem.version}, planned at "
+            elif row.version != snap.get("version"):
+                problems.append(f"{mid} is at version {row.version}, planned at "
                                 f"{snap.get('version')}")
-            elif mem.text != snap.get("text") or mem.kind != snap.get("kind"):
+            elif row.text != snap.get("text") or row.kind != snap.get("kind"):
                 problems.append(f"{mid} changed since planning")
-            elif not mem.is_active:
-                problems.append(f"{mid} is {mem.status.value}")
+            elif not row.is_active:
+                problems.append(f"{mid} is {row.status.value}")
         if isinstance(action, Merge) and (cluster.namespace, action.new_memory.id) in taken:
             problems.append(f"merge target id {action.new_memory.id} already exists")
         if problems:

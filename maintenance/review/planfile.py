@@ -39,6 +39,7 @@ from memmaint.maintenance.core.text import MAX_DEPTH, for_terminal, json_problem
 from memmaint.maintenance.core.urls import redact_url, store_fingerprint
 from memmaint.maintenance.plan.model import (
     Action,
+    Archive,
     Keep,
     Merge,
     Plan,
@@ -303,7 +304,7 @@ def filter_plan(plan: Plan, decisions: Decisions) -> Filtered:
                     actions.extend(_as_keeps(action, why))
             candidate = replace(cluster, actions=tuple(actions))
             survivors = candidate.survivors() | {a.memory_id for a in actions
-                                                 if a.type == "archive"}
+                                                 if isinstance(a, Archive)}
             broken = [action_key(cluster, i) for i, a in enumerate(cluster.actions)
                       if action_key(cluster, i) in keep
                       and any(t not in survivors for t in a.targets)]
