@@ -10,7 +10,8 @@ How a plan is made:
 
 1. The rule-based plan is computed first (cheap, deterministic). Noise, singletons and
    clusters larger than ``max_cluster_size`` keep it: they never reach the LLM, so cost grows
-   with the number of clusters, not of memories.
+   with the number of clusters, not of memories. The clusters too large are counted in the
+   report (``too_large_for_llm``) and logged as a warning.
 2. Every other cluster is sent to the model, ``max_concurrency`` at a time. The prompt lists
    the cluster's memories (id, text, timestamps, kind, importance, usage, freshness) as JSON
    lines inside ``<memories>`` tags; ``<`` and ``>`` in the data are escaped, so a memory
@@ -38,6 +39,12 @@ How a plan is made:
    data, and the checks hold whatever a reply says.
 5. Tokens are counted from the endpoint's ``usage`` (estimated at 4 characters per token when
    a server omits it) and reported in ``plan.report["usage"]``.
+
+Requests (:mod:`~memmaint.maintenance.agents.llm_client`) always carry a token limit from the
+cluster's size, and the JSON mode is negotiated with the server
+(:mod:`~memmaint.maintenance.agents.llm_format`). Every fallback is counted by cause, and
+``job.llm_fallback`` decides when they fail the run
+(:mod:`~memmaint.maintenance.agents.llm_report`).
 """
 
 from __future__ import annotations
