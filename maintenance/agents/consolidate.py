@@ -43,6 +43,7 @@ from memmaint.maintenance.agents.coverage import (
     stem,
     units,
 )
+from memmaint.maintenance.agents.samefact import SAME_FACT_COSINE, same_fact
 from memmaint.maintenance.agents.slots import Statement, relation, statement
 from memmaint.maintenance.agents.updates import RelationFn
 from memmaint.maintenance.core.config import AgentsConfig
@@ -63,12 +64,16 @@ class Clause:
 
     text: str
     vector: np.ndarray | None
+    near: np.ndarray | None = None  # the whole memory's vector, for a clause of several
 
 
 def clauses_of(text: str, vector: np.ndarray | None) -> list[Clause]:
-    """The clauses (sentences) of ``text``; a one-clause text gets ``vector``."""
+    """The clauses (sentences) of ``text``; a one-clause text gets ``vector``, the clauses of
+    a longer one get it as ``near`` (the memory's vector: what a clause says is near it)."""
     parts = sentences(text) or [text]
-    return [Clause(p, vector if len(parts) == 1 else None) for p in parts]
+    if len(parts) == 1:
+        return [Clause(parts[0], vector)]
+    return [Clause(p, None, vector) for p in parts]
 
 
 def _content(us: Sequence[Unit]) -> set[str]:
@@ -110,16 +115,35 @@ def paraphrase(a: Clause, b: Clause, *, threshold: float = PARAPHRASE_COSINE) ->
     return f"paraphrase (cosine {cos:.2f}, same names, numbers, dates and negations)"
 
 
+def _vector(c: Clause) -> np.ndarray | None:
+    return c.vector if c.vector is not None else c.near
+
+
 def clause_covered(clause: Clause, kept: Sequence[Clause]) -> str | None:
-    """How ``kept`` already says ``clause``: ``"words"`` (lexical cover) or a paraphrase
-    reason; ``None`` when it does not."""
+    """How ``kept`` already says ``clause``: ``"words"`` (lexical cover), a paraphrase
+    reason, or a :func:`~memmaint.maintenance.agents.samefact.same_fact` reason (memory
+    vectors stand in for a clause of several); ``None`` when it does not."""
     if coverage(clause.text, " ".join(c.text for c in kept)).covered:
         return "words"
     for other in kept:
         why = paraphrase(clause, other)
         if why:
             return why
+    va = _vector(clause)
+    if va is None:
+        return None
+    for other in kept:
+        vb = _vector(other)
+        if vb is not None and (why := same_fact(clause.text, other.text, float(va @ vb))):
+            return why
     return None
+
+
+def states_same_fact(a: str, b: str, cosine: float) -> bool:
+    """Whether a clause of ``a`` is said by a clause of ``b`` or the other way round (the
+    memories' ``cosine`` standing in for their clauses'): one fact, maybe refined."""
+    ca, cb = sentences(a) or [a], sentences(b) or [b]
+    return any(same_fact(x, y, cosine) or same_fact(y, x, cosine) for x in ca for y in cb)
 
 
 def _join(text: str, clause: str) -> str:
@@ -185,7 +209,7 @@ def consolidate(group: Sequence[int], mems: Sequence[Memory], vecs: np.ndarray,
             apart[g] = f"adding its clauses would exceed merge_max_chars ({cfg.merge_max_chars})"
             continue
         text = composed
-        kept.extend(Clause(c.text, c.vector) for c in new)
+        kept.extend(new)
         joined[g] = ("refinement", f"adds {len(new)} clause(s) the merged text did not state")
         out.append(g)
     return MergeText(out, text, base, joined, apart)
@@ -195,7 +219,9 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
                      sims: np.ndarray, stmts: Sequence[Statement], rel: RelationFn,
                      cfg: AgentsConfig, apart: dict[int, str]) -> list[int]:
     """The memories that may merge around ``seed``: near-duplicates (cosine >=
-    ``merge_threshold``, or >= ``dedup_threshold`` when the seed's text covers them) that
+    ``merge_threshold``, or >= ``dedup_threshold`` when the seed's text covers them, or >=
+    :data:`~memmaint.maintenance.agents.samefact.SAME_FACT_COSINE` when a clause of one
+    states the fact of a clause of the other, :func:`states_same_fact`) that
     have no update, conflict or identifier difference with any of them, and keep their
     relative and event dates; why the others near the seed stay apart."""
     group = [seed]
@@ -204,9 +230,11 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
         if j == seed or j in taken:
             continue
         cos = float(sims[seed, j])
-        if cos < cfg.dedup_threshold:
+        if cos < min(cfg.dedup_threshold, SAME_FACT_COSINE):
             continue
-        if cos < cfg.merge_threshold and not coverage(mems[j].text, mems[seed].text):
+        if cos < cfg.merge_threshold and not (
+                (cos >= cfg.dedup_threshold and coverage(mems[j].text, mems[seed].text))
+                or states_same_fact(mems[j].text, mems[seed].text, cos)):
             continue
         blocked = next(((g, r) for g in group if (r := rel(g, j)) is not None), None)
         if blocked is not None:
@@ -231,4 +259,4 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
 
 
 __all__ = ["PARAPHRASE_COSINE", "Clause", "MergeText", "clause_covered", "clauses_of",
-           "consolidate", "merge_candidates", "paraphrase"]
+           "consolidate", "merge_candidates", "paraphrase", "states_same_fact"]

@@ -147,6 +147,8 @@ class Statement:
     switched_from: frozenset[str]  # names a "switched from X to Y" retires
     update_word: bool  # says it updates something ("now", "moved to", ...)
     past: bool  # reports a past event
+    verb: str = ""  # the first sentence's first verb, lower-cased ("" when none)
+    subject_mods: frozenset[str] = frozenset()  # words before the subject's head ("platform")
 
 
 def identifiers(text: str) -> frozenset[tuple[str, str]]:
@@ -191,7 +193,9 @@ def statement(text: str) -> Statement:
     subject_names: set[str] = set()
     n_first, first_tok, owner, verb_found, comma = 0, "", "", False, False
     pending: tuple[str, str, str] | None = None
+    verb, prev_tok, mods = "", "", frozenset[str]()
     for tok in toks:
+        prev_tok, tok_before = tok, prev_tok
         if tok in ".!?;:," and pending is not None:
             slots.add(pending)
             pending = None
@@ -210,9 +214,12 @@ def statement(text: str) -> Statement:
         if first_sentence and not seen_verb:
             if low in _VERBISH or (not start and not tok[0].isupper()
                                    and low.endswith("ed") and subject_words) or (
-                    _third_person(tok, n_first, first_tok)):
+                    _third_person(tok, n_first, first_tok)) or (
+                    _verb_after_noun(tok, tok_before, subject_words)):
                 seen_verb = verb_found = True
+                verb = low
                 holder = _owned(owner, subject_words[-1]) if subject_words else ""
+                mods = _modifiers(owner, subject_words)
             elif not tok[0].isdigit() and low not in _SLOT_SKIP:
                 subject_words.append(low if is_name else stem(low))
                 if is_name and not comma:  # "The Enterprise plan", not "..., as Ann"
@@ -244,6 +251,7 @@ def statement(text: str) -> Statement:
         slots.add(pending)
     if first_sentence and not seen_verb and subject_words:
         holder = _owned(owner, subject_words[-1])
+        mods = _modifiers(owner, subject_words)
     switched: set[str] = set()
     for m in _SWITCH.finditer(text):
         for tok in _TOKEN.findall(m.group(1) or m.group(2)):
@@ -254,12 +262,28 @@ def statement(text: str) -> Statement:
                      holder=holder, slots=frozenset(slots), names=frozenset(names),
                      subject_names=frozenset(subject_names if verb_found else ()),
                      switched_from=frozenset(switched), update_word=bool(words & UPDATE_WORDS),
-                     past=is_past(text))
+                     past=is_past(text), verb=verb, subject_mods=mods)
 
 
 def _owned(owner: str, noun: str) -> str:
     """The holder of a possessive subject: ``"aisha/employer"`` ("Aisha's employer")."""
     return f"{owner}/{noun}" if owner and owner != noun else noun
+
+
+def _verb_after_noun(tok: str, before: str, subject_words: list[str]) -> bool:
+    """A lower-case ``-s`` word after a subject noun is its verb ("The team holds", "The
+    reporting job targets"; not "The users", nor "Tom's dogs")."""
+    return (bool(subject_words) and tok.islower() and tok.endswith("s") and len(tok) > 3
+            and not tok.endswith(("ss", "us", "is", "'s")) and before.isalpha()
+            and before.islower() and before not in _ARTICLES)
+
+
+def _modifiers(owner: str, subject_words: list[str]) -> frozenset[str]:
+    """The subject's words before its owner, or before its head noun without one ("The
+    platform team's standup" -> ``platform``; "Maya's usual coffee" -> none)."""
+    if owner and owner in subject_words:
+        return frozenset(subject_words[:subject_words.index(owner)])
+    return frozenset(subject_words[:-1]) if not owner else frozenset()
 
 
 def same_holder(a: str, b: str) -> bool:

@@ -1,0 +1,184 @@
+"""Do two clauses state the same fact? A reworded paraphrase test gated by fact agreement.
+
+Embedding similarity alone cannot tell a paraphrase ("Priya reacts badly to penicillin." /
+"Avoid penicillin around Priya: allergy.", cosine 0.81) from a changed value ("Aisha drinks a
+cortado every morning." / "Aisha drinks an oat flat white every morning.", cosine 0.73), and
+word overlap alone misses every rewording. :func:`same_fact` asks both, from a cosine of
+:data:`SAME_FACT_COSINE` (well below the merge threshold), and then requires that nothing in
+the two texts disagrees:
+
+- **anchors**: every name, number and date of the covered clause is in the other one (a
+  refinement may add some; none may change);
+- **negations** are the same, and so are the **qualifiers** that change a statement's status
+  or time ("now", "used to", "will", "next", "once" ...); the words that only say a habit holds
+  (:data:`HABIT`: "always", "usually", "usual", "every", "daily" ...) are interchangeable,
+  since "Maya's usual coffee is X", "Maya always orders X" and "Maya drinks X every morning"
+  state one routine;
+- **no relation**: :func:`~memmaint.maintenance.agents.slots.relation` finds no changed value,
+  no different identifier and no different named subject;
+- **no substitution**: the two do not share a word after which each continues with words the
+  other lacks ("Tom likes *jazz*" / "Tom likes *hiking*", "Lukas orders *an oat flat white*"
+  / "Lukas orders *a cortado*"): that is one frame with two values, not one fact;
+- **content**: the covered clause shares at least one content word besides its first one
+  (its subject) and one after its verb (what it says of the subject), and loses no more of its content words than the other says in their place
+  (a reworded verb is fine), and at most half of them.
+
+The covering clause may state more (a refinement); :mod:`~memmaint.maintenance.agents.
+consolidate` keeps the most complete text, so the detail survives. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from memmaint.maintenance.agents.coverage import Unit, stem, units
+
+if TYPE_CHECKING:
+    from memmaint.maintenance.agents.slots import Statement
+
+#: Cosine from which two clauses may state the same fact (the anchors decide the rest).
+SAME_FACT_COSINE = 0.65
+#: Words that say a habit holds; interchangeable between paraphrases of one routine.
+HABIT = frozenset(("always", "usually", "usual", "every", "daily", "regularly", "normally",
+                   "typically", "generally", "habitually", "routinely", "each"))
+_ANCHORS = ("name", "number", "date")
+#: Generic words that carry no fact of their own.
+_GENERIC = frozenset(stem(w) for w in (
+    "user", "users", "please", "thing", "things", "anything", "something", "everything",
+    "stuff", "use", "uses", "get", "make"))
+
+
+def _content(us: Sequence[Unit]) -> list[str]:
+    """Content words and names in reading order, habit and generic words left out."""
+    return [u.key for u in us if u.kind in ("word", "name") and u.key not in HABIT
+            and u.key not in _GENERIC]
+
+
+def _fuzzy_in(word: str, pool: set[str]) -> bool:
+    """``word`` is in ``pool``, shares a five-letter prefix with a word of it ("allergic" /
+    "allergy", "employed" / "employer"), or one is the start of the other ("time" /
+    "timezone")."""
+    return word in pool or (len(word) >= 3 and any(
+        len(p) >= 3 and (p[:5] == word[:5] if min(len(p), len(word)) >= 5
+                         else p.startswith(word) or word.startswith(p)) for p in pool))
+
+
+def _names_as_words(us: Sequence[Unit]) -> set[str]:
+    return {u.key for u in us if u.kind in ("name", "word")}
+
+
+def anchors_agree(ua: Sequence[Unit], ub: Sequence[Unit]) -> str | None:
+    """Why ``a``'s anchors are not all in ``b`` (``None``: they are)."""
+    words_b = _names_as_words(ub)
+    anchors_b = {(u.kind, u.key) for u in ub if u.kind in _ANCHORS}
+    for u in ua:
+        if u.kind not in _ANCHORS or (u.kind, u.key) in anchors_b:
+            continue
+        if u.kind == "name" and u.key in words_b:  # a sentence-initial name is a "word"
+            continue
+        return f"{u.kind} {u.text!r} only in one"
+    return None
+
+
+def _status(us: Sequence[Unit]) -> set[str]:
+    return {u.key for u in us if u.kind == "qualifier" and u.key not in HABIT}
+
+
+def substitution(a: Sequence[str], b: Sequence[str], a_from: int = 1,
+                 b_from: int = 1) -> str | None:
+    """A shared word (at or after index ``a_from`` / ``b_from``: the verb, so that a
+    reworded verb is not a value) after which each side continues with a word the other
+    lacks: one frame with two values ("likes jazz" / "likes hiking")."""
+    sa, sb = set(a), set(b)
+    for i, word in enumerate(a[:-1]):
+        if i < max(a_from, 1) or word not in sb:
+            continue
+        j = b.index(word)
+        if j < max(b_from, 1) or j + 1 >= len(b):
+            continue
+        na, nb = a[i + 1], b[j + 1]
+        if na not in sb and nb not in sa and not _fuzzy_in(na, sb) and not _fuzzy_in(nb, sa):
+            return f"{word} {na} vs {word} {nb}"
+    return None
+
+
+def same_fact(a_text: str, b_text: str, cosine: float, *,
+              threshold: float = SAME_FACT_COSINE) -> str | None:
+    """Why clause ``b_text`` states the fact of clause ``a_text`` (``None``: it does not, or
+    it cannot tell); ``cosine`` is their similarity (see the module docstring)."""
+    if cosine < threshold:
+        return None
+    ua, ub = units(a_text), units(b_text)
+    if anchors_agree(ua, ub) is not None:
+        return None
+    if {u.key for u in ua if u.kind == "negation"} != {u.key for u in ub if u.kind
+                                                       == "negation"}:
+        return None
+    if _status(ua) != _status(ub):
+        return None
+    ca, cb = _content(ua), _content(ub)
+    if not ca or not cb:
+        return None
+    sa, sb = set(ca), set(cb)
+    shared = {w for w in sa if _fuzzy_in(w, sb)}
+    if not (shared - {ca[0]}) or not (shared - {cb[0]}):
+        return None  # only the subject in common
+    missing = sa - shared
+    extra = {w for w in sb if not _fuzzy_in(w, sa)}
+    if len(missing) > len(extra) or 2 * len(missing) > len(sa):
+        return None
+    from memmaint.maintenance.agents.slots import relation, statement
+
+    st_a, st_b = statement(a_text), statement(b_text)
+    if _subjects_differ(st_a, st_b, sa, sb) or (ca[0] not in sb and cb[0] not in sa
+                                                 and not (st_a.holder and st_b.holder)):
+        return None  # two subjects ("Sam is a coach" / "Ana is a coach")
+    va, vb = _verb_index(a_text, ua, st_a.verb), _verb_index(b_text, ub, st_b.verb)
+    if ca[va:] and not (set(ca[va:]) & shared):
+        return None  # its predicate says something else ("hates baths" / "is scared of")
+    if substitution(ca, cb, va, vb) or substitution(cb, ca, vb, va):
+        return None
+    if relation(st_a, st_b, cosine) is not None:
+        return None
+    return (f"same fact (cosine {cosine:.2f}; same names, numbers, dates, negations and "
+            "qualifiers; nothing substituted)")
+
+
+def _verb_index(text: str, us: Sequence[Unit], verb: str) -> int:
+    """Index in :func:`_content` of the first content word after the subject: the number of
+    content words that come before ``verb`` in ``text`` (1 when the verb is unknown)."""
+    found = re.search(rf"\b{re.escape(verb)}\b", text, re.IGNORECASE) if verb else None
+    if found is None:
+        return 1
+    k, pos = 0, 0
+    for u in us:
+        if u.kind not in ("word", "name") or u.key in HABIT or u.key in _GENERIC:
+            continue
+        at = text.find(u.text, pos)
+        if at < 0 or at >= found.start():
+            break
+        k, pos = k + 1, at + len(u.text)
+    return k
+
+
+def _subjects_differ(a: Statement, b: Statement, words_a: set[str],
+                     words_b: set[str]) -> bool:
+    """Whether the two are said of different subjects: the subject's head, its owner or a
+    subject modifier of one that the other never mentions ("Priya's dog" / "The user's dog", "The platform
+    team" / "The team")."""
+    for x, other in ((a, words_b), (b, words_a)):
+        base = x.holder.split("/")[0]
+        if base and base not in _GENERIC and not _fuzzy_in(base, other):
+            return True
+        owner = base if "/" in x.holder else ""
+        if owner and not _fuzzy_in(owner, other) and owner not in _GENERIC:
+            return True
+        if any(not _fuzzy_in(m, other) for m in x.subject_mods if m not in _GENERIC):
+            return True
+    return False
+
+
+__all__ = ["HABIT", "SAME_FACT_COSINE", "anchors_agree", "same_fact",
+           "substitution"]

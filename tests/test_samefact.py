@@ -1,0 +1,72 @@
+"""The same-fact test (#32): reworded paraphrases below the merge threshold, gated by fact
+agreement; changed values, different subjects, events and identifiers never pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from memmaint.maintenance.agents.samefact import same_fact, substitution
+from memmaint.maintenance.agents.slots import statement
+
+
+@pytest.mark.parametrize("a, b, cos", [
+    ("Priya reacts badly to penicillin.", "Avoid penicillin around Priya: allergy.", 0.81),
+    ("Maya's usual coffee is a decaf latte.", "Maya drinks a decaf latte every morning.", 0.87),
+    ("Lukas always orders a double espresso.", "Lukas's usual coffee is a double espresso.",
+     0.88),
+    ("The team holds its standup on Thursdays at 8:45.",
+     "The team meets for the daily standup on Thursdays at 8:45.", 0.78),
+    ("Tom owns a dog called Pepper.", "Tom's dog Pepper is scared of thunderstorms.", 0.68),
+    ("The user has a job at Acme.", "The user works at Acme as a data engineer.", 0.85),
+    ("Priya is on Europe/Paris time.", "Priya works in the Europe/Paris timezone.", 0.92),
+    ("The billing service is built for Python 3.10.", "The billing service runs on Python 3.10.",
+     0.97),
+])
+def test_reworded_statements_of_one_fact_are_the_same_fact(a, b, cos):
+    assert same_fact(a, b, cos), (a, b)
+
+
+@pytest.mark.parametrize("a, b, cos", [
+    # changed values (a lower-case value, a name, a number)
+    ("Aisha drinks a cortado every morning.", "Aisha drinks an oat flat white every morning.",
+     0.9),
+    ("Tom likes jazz.", "Tom likes hiking.", 0.9),
+    ("The user works at Acme.", "The user works at Globex.", 0.9),
+    ("The Pro plan costs $39 per month.", "The Pro plan costs $49 per month.", 0.95),
+    # another subject: a name, an owner, a modifier of the subject
+    ("Sam is a coach.", "Ana is a coach.", 0.9),
+    ("Priya's dog eats grain-free food.", "The user's dog eats grain-free food.", 0.9),
+    ("The team holds its standup on Thursdays at 8:45.",
+     "The platform team's standup is now on Thursdays at 8:45.", 0.8),
+    # a status or negation changed, an event added a date
+    ("Sam is now a Weight Watchers coach.",
+     "Sam sees becoming a Weight Watchers coach as a great step.", 0.9),
+    ("Tom eats pork.", "Tom does not eat pork.", 0.95),
+    ("Tom owns a dog called Pepper.", "Tom walked Pepper yesterday.", 0.8),
+    # identifiers name different things
+    ("Invoice 1043 was paid on 3 March.", "Invoice 1044 was paid on 3 March.", 0.97),
+    ("Build 8531 failed on 3 integration tests.", "Build 8534 failed on 3 integration tests.",
+     0.97),
+    # a different fact of the same topic
+    ("Tom's dog Pepper is scared of thunderstorms.", "Tom's dog Pepper hates baths.", 0.8),
+])
+def test_different_facts_are_never_the_same_fact(a, b, cos):
+    assert not same_fact(a, b, cos) and not same_fact(b, a, cos), (a, b)
+
+
+def test_below_the_cosine_floor_nothing_is_the_same_fact():
+    assert not same_fact("Priya reacts badly to penicillin.",
+                         "Avoid penicillin around Priya: allergy.", 0.5)
+
+
+def test_substitution_reads_one_frame_with_two_values():
+    assert substitution(["tom", "like", "jazz"], ["tom", "like", "hik"])
+    assert substitution(["tom", "like", "jazz"], ["tom", "enjoy", "jazz"]) is None
+
+
+def test_statement_reads_the_verb_after_a_noun_subject():
+    st = statement("The team holds its standup on Thursdays at 8:45.")
+    assert (st.holder, st.verb) == ("team", "holds")
+    st = statement("The platform team's standup is now on Thursdays at 8:45.")
+    assert st.holder == "team/standup" and st.subject_mods == {"platform"}
+    assert statement("The user writes code in PyCharm.").holder == "user"
