@@ -86,6 +86,8 @@ class ConnectorEndToEnd:
 
     #: the config's embedder made the seeded vectors (False for systems embedding themselves)
     declare_model = True
+    #: the system keeps no time: records are dated by their ``created_at`` metadata
+    time_from_metadata = False
 
     @pytest.fixture
     def kit(self) -> Any:  # pragma: no cover - provided by subclasses
@@ -166,6 +168,63 @@ class ConnectorEndToEnd:
         for i, (_, dup) in enumerate(TEXTS):
             if dup is not None:
                 assert ids[i] in after or ids[dup] in after
+
+    def test_the_newer_fact_by_the_users_time_survives_reverse_insertion(self, kit, tmp_path):
+        """Records dated by the user's ``created_at`` metadata, inserted newest first: May's
+        standup change supersedes February's (read order would say the opposite); the
+        survivor keeps its id and typed metadata; undo puts February's record back."""
+        if not self.time_from_metadata:
+            pytest.skip("the system keeps its own timestamps")
+        from memmaint.maintenance.core.config import EmbeddingConfig
+        from memmaint.maintenance.core.registry import EMBEDDERS
+
+        may, feb = "00000000-0000-4000-8000-000000000518", "00000000-0000-4000-8000-000000000217"
+        texts = ["The team standup moved to Tuesdays at 9:30.",
+                 "The team standup is on Mondays at 9:15."]
+        vecs = EMBEDDERS.get("minilm")(EmbeddingConfig(model="minilm")).embed(texts)
+        kit.seed([(may, texts[0], {"created_at": "2025-05-06T09:00:00Z", "turn": 18,
+                                   "score": 0.5, "pinned": True}, [float(x) for x in vecs[0]]),
+                  (feb, texts[1], {"created_at": "2025-02-18T10:00:00Z", "turn": 17,
+                                   "score": 0.25, "pinned": False},
+                   [float(x) for x in vecs[1]])])
+        before = kit.read_back()
+        config = tmp_path / "minilm.toml"
+        config.write_text(CONFIG.replace('model = "hashing"\ndim = 16', 'model = "minilm"')
+                          .replace("merge_threshold = 0.95", ""))
+        url = with_params(kit.url(), model="minilm")
+        report = tmp_path / "report.json"
+        result = self._cli("run", "--db", url, "--config", str(config), "--report",
+                           str(report))
+        assert result.exit_code == 0, result.output
+        after = kit.read_back()
+        assert list(after) == [may], after
+        assert {k: (type(v), v) for k, v in after[may][1].items()} == \
+            {k: (type(v), v) for k, v in before[may][1].items()}
+        undo = self._cli("undo", "--db", url, json.loads(report.read_text())["run_id"])
+        assert undo.exit_code == 0, undo.output
+        assert kit.read_back() == before
+
+    @pytest.mark.parametrize("dry", [True, False])
+    def test_a_model_of_another_dimension_fails_at_open_in_one_line(self, kit, tmp_path, dry):
+        """``model=minilm`` (384) over 16-dimensional vectors: exit 2 and one line from the
+        dry run as from the real run, before anything is written."""
+        kit.seed(seed_rows())
+        if not kit.vectors():
+            pytest.skip("the system returns no stored vectors")
+        before = kit.read_back()
+        config = tmp_path / "fast.toml"
+        config.write_text(CONFIG)
+        url = with_params(kit.url(), model="minilm")
+        result = CliRunner().invoke(main, ["run", "--db", url, "--config", str(config),
+                                           *(["--dry-run"] if dry else [])])
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "384-dimensional" in lines[0] and "16-dimensional" in \
+            lines[0], result.output
+        assert kit.read_back() == before
+        listed = self._cli("runs", "--db", with_params(kit.url(), model="hashing",
+                                                       dim=str(DIM)))
+        assert listed.exit_code == 0 and "dry" not in listed.output.lower(), listed.output
 
     def test_dry_run_changes_nothing_in_the_system(self, kit, tmp_path):
         kit.seed(seed_rows())

@@ -410,6 +410,8 @@ def test_http_server(chroma_server: str) -> None:
 # -- the connectors' end-to-end suite -------------------------------------------------------
 
 class TestChromaEndToEnd(ConnectorEndToEnd):
+    time_from_metadata = True
+
     @pytest.fixture
     def kit(self, tmp_path: Path) -> ChromaKit:
         return ChromaKit(tmp_path)

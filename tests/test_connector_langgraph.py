@@ -7,6 +7,7 @@ store with LangGraph's own API (``put``/``search``), never through memmaint."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -14,7 +15,7 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from langgraph.store.sqlite import SqliteStore
 from store_conformance import StoreConformance
 
 from memmaint.maintenance.core.errors import MissingExtraError, UserError
+from memmaint.maintenance.core.records import to_utc
 from memmaint.maintenance.store.external import ExternalBackend, ExternalRecord
 from memmaint.maintenance.store.langgraph import (
     TAG,
@@ -175,6 +177,27 @@ def test_upsert_replaces_and_is_idempotent(env: Env) -> None:
     b.upsert(NS, [new])
     got = {r.id: r for r in b.read_all(NS)}
     assert set(got) == {"a", "b"} and same(got["a"], new)
+
+
+def test_a_rewrite_and_a_re_insert_keep_the_items_created_at(env: Env) -> None:
+    """``put`` resets ``created_at`` (SQLite's store on every write, Postgres' on a
+    re-insert); the backend writes the record's back, as the library then reads it."""
+    labels = tuple(NS.split("."))
+    with env.lib() as store:
+        store.put(labels, "a", {"content": "first", "turn": 1})
+    b = env.backend()
+    seen = b.read(NS, ["a"])["a"]
+    old = dataclasses.replace(seen, created_at=datetime(2025, 2, 18, 10, tzinfo=timezone.utc))
+    b.upsert(NS, [dataclasses.replace(old, text="rewritten")])
+    b.delete(NS, ["b"])
+    with env.lib() as store:
+        item = store.get(labels, "a")
+    assert item.value["content"] == "rewritten"
+    assert to_utc(item.created_at) == old.created_at
+    b.delete(NS, ["a"])
+    b.upsert(NS, [old])  # undo's re-insert of a deleted item
+    with env.lib() as store:
+        assert to_utc(store.get(labels, "a").created_at) == old.created_at
 
 
 def test_delete_is_idempotent(env: Env) -> None:

@@ -450,6 +450,8 @@ def test_server() -> None:
 # -- the connectors' end-to-end suite -------------------------------------------------------
 
 class TestQdrantEndToEnd(ConnectorEndToEnd):
+    time_from_metadata = True
+
     @pytest.fixture
     def kit(self, tmp_path: Path) -> QdrantKit:
         return QdrantKit(tmp_path)
@@ -459,3 +461,65 @@ class TestQdrantEndToEnd(ConnectorEndToEnd):
 # "a" and "m0001", and Qdrant stores only unsigned integers and UUIDs as point ids (refused
 # with a clear error above). Everything the suite checks that is not about the system is the
 # sidecar's, which the suite checks through Chroma and the JSON-file backend.
+
+
+# -- a collection LangChain wrote ------------------------------------------------------------
+
+def langchain_documents(points: list[Any]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """What ``langchain_qdrant.QdrantVectorStore`` builds from each point (its
+    ``_document_from_point``: ``page_content``, and the ``metadata`` object to which it adds
+    ``_id`` and ``_collection_name``; a list there raises ``TypeError``)."""
+    docs = {}
+    for point in points:
+        metadata = point.payload.get("metadata") or {}
+        metadata["_id"] = point.id
+        metadata["_collection_name"] = "memories"
+        docs[str(point.id)] = (point.payload.get("page_content", ""), metadata)
+    return docs
+
+
+def test_a_langchain_collection_reads_with_langchains_reader_after_a_run(tmp_path: Path) -> None:
+    """Payload ``{page_content, metadata: {...}}`` as LangChain writes it, the user's time in
+    ``metadata.created_at``, inserted newest first: after a run every point keeps that
+    shape, its id and its typed metadata; May's change supersedes February's; the restated
+    memory keeps one of its two points; undo puts everything back."""
+    from click.testing import CliRunner
+
+    from memmaint.maintenance.cli.main import main
+    from memmaint.maintenance.core.config import EmbeddingConfig
+    from memmaint.maintenance.core.registry import EMBEDDERS
+
+    texts = ["The team standup moved to Tuesdays at 9:30.",
+             "The team standup is on Mondays at 9:15.",
+             "The user prefers dark mode in every editor.",
+             "the user prefers dark mode in every editor"]
+    times = ["2025-05-06T09:00:00Z", "2025-02-18T10:00:00Z", "2025-03-01T08:00:00Z",
+             "2025-03-02T08:00:00Z"]
+    vecs = EMBEDDERS.get("minilm")(EmbeddingConfig(model="minilm")).embed(texts)
+    kit = QdrantKit(tmp_path)
+    kit.text_key = "page_content"
+    kit.seed([(uid(i), t, {"metadata": {"created_at": when, "turn": i, "score": 0.5,
+                                        "pinned": i % 2 == 0, "tags": ["team"]}},
+               [float(x) for x in v]) for i, (t, when, v) in enumerate(zip(texts, times, vecs))])
+    before = langchain_documents(kit._points())
+    config = tmp_path / "minilm.toml"
+    config.write_text('[embedding]\nmodel = "minilm"\n[reduction]\nmethod = "none"\n'
+                      '[clustering.hdbscan]\nmin_cluster_size = 2\n[job]\nmin_new_memories = 1\n')
+    url = kit.url() + "&text_key=page_content&model=minilm"
+    report = tmp_path / "report.json"
+    run = CliRunner().invoke(main, ["run", "--db", url, "--config", str(config), "--report",
+                                    str(report)], catch_exceptions=False)
+    assert run.exit_code == 0, run.output
+    points = kit._points()
+    assert all(set(p.payload) == {"page_content", "metadata"} for p in points)
+    after = langchain_documents(points)
+    assert set(after) < set(before)
+    assert uid(0) in after and uid(1) not in after  # the newer fact, by the user's time
+    assert (uid(2) in after) != (uid(3) in after)
+    for pid, (_, metadata) in after.items():
+        assert {k: (type(v), v) for k, v in metadata.items()} == \
+            {k: (type(v), v) for k, v in before[pid][1].items()}
+    undo = CliRunner().invoke(main, ["undo", "--db", url, json.loads(report.read_text())[
+        "run_id"]], catch_exceptions=False)
+    assert undo.exit_code == 0, undo.output
+    assert langchain_documents(kit._points()) == before

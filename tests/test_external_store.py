@@ -356,3 +356,22 @@ def test_a_record_an_agent_changes_during_the_run_skips_its_cluster(tmp_path, mo
     skipped = json.loads(report.read_text())["apply"]["skipped"]
     assert [victim in s["memory_ids"] for s in skipped] == [True]
     assert len(after) < len(TEXTS)  # the other restatements were merged
+
+
+def test_metadata_times_iso_epoch_seconds_and_ms_and_nested():
+    from datetime import datetime, timezone
+
+    from memmaint.maintenance.store.external import metadata_time, record_times
+
+    feb = datetime(2025, 2, 18, 10, tzinfo=timezone.utc)
+    keys = ("created_at", "timestamp", "date")
+    assert metadata_time({"created_at": "2025-02-18T10:00:00Z"}, keys) == feb
+    assert metadata_time({"timestamp": feb.timestamp()}, keys) == feb
+    assert metadata_time({"timestamp": int(feb.timestamp() * 1000)}, keys) == feb
+    assert metadata_time({"date": "2025-02-18"}, keys) == feb.replace(hour=0)
+    assert metadata_time({"metadata": {"created_at": "2025-02-18T11:00:00+01:00"}}, keys) == feb
+    assert metadata_time({"created_at": True, "date": "next Tuesday"}, keys) is None
+    rec = ExternalRecord("a", "t", {"when": "2025-02-18T10:00:00Z", "created_at": 0})
+    assert record_times(rec, {"created_at": "when"})[0] == feb  # the URL's key wins
+    seen = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    assert record_times(ExternalRecord("b", "t", {}), {}, seen) == (seen, seen)

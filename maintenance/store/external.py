@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -44,7 +44,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import numpy as np
 
 from memmaint.maintenance.core.errors import MemmaintError, StoreError, UserError
-from memmaint.maintenance.core.records import format_time, parse_time
+from memmaint.maintenance.core.records import format_time, parse_time, utcnow
 from memmaint.maintenance.core.urls import redact_url
 
 
@@ -156,12 +156,13 @@ class ConnectorURL:
     @classmethod
     def parse(cls, url: str, *, known: Sequence[str]) -> ConnectorURL:
         """Parse ``url``, refusing (one ``UserError`` naming all of them) parameters that
-        are not in ``known`` or the common ones (``sidecar``, ``model``, ``dim``)."""
+        are not in ``known`` or the common ones (``sidecar``, ``model``, ``dim``,
+        ``created_at``, ``updated_at``)."""
         parts = urlsplit(url)
         pairs = parse_qsl(parts.query, keep_blank_values=True)
         params: dict[str, str] = {}
         problems: list[str] = []
-        allowed = {"sidecar", "model", "dim", *known}
+        allowed = {"sidecar", "model", "dim", "created_at", "updated_at", *known}
         for key, value in pairs:
             if key not in allowed:
                 problems.append(f"unknown parameter {key!r}")
@@ -242,6 +243,78 @@ def default_sidecar(url: ConnectorURL, local_path: str | None = None) -> str:
     return os.path.join(base, "sidecars", f"{url.scheme.replace('+', '-')}-{digest}.db")
 
 
+#: metadata keys read as a record's creation time when the system keeps none (in order;
+#: also under a nested ``metadata`` object, LangChain's layout)
+CREATED_KEYS = ("created_at", "createdAt", "created", "timestamp", "date", "time")
+#: metadata keys read as a record's last update time
+UPDATED_KEYS = ("updated_at", "updatedAt", "modified_at", "last_modified")
+
+
+def metadata_time(metadata: Mapping[str, Any], keys: Sequence[str]) -> datetime | None:
+    """The first of ``keys`` (a dotted path reads nested objects) found in ``metadata``, or
+    under its nested ``metadata`` object, whose value is a time: an ISO 8601 string (a
+    date alone is midnight UTC; no offset is UTC), or epoch seconds or milliseconds (a
+    number above 10^11 is milliseconds). ``None`` when none is."""
+    nested = metadata.get("metadata")
+    for source in (metadata, nested if isinstance(nested, Mapping) else {}):
+        for key in keys:
+            value: Any = source
+            for part in key.split("."):
+                value = value.get(part) if isinstance(value, Mapping) else None
+            when = _as_time(value)
+            if when is not None:
+                return when
+    return None
+
+
+def record_times(rec: ExternalRecord, time_keys: Mapping[str, str],
+                 default: datetime | None = None) -> tuple[datetime, datetime]:
+    """(created, updated) of a record: the metadata key the URL names (``created_at=KEY``,
+    ``updated_at=KEY``), else the time the system keeps, else the first conventional
+    metadata key (:data:`CREATED_KEYS`, :data:`UPDATED_KEYS`), else ``default`` (one time
+    for every timeless record of a sync, so never memmaint's read order), else now."""
+    meta = rec.metadata
+    named_created = time_keys.get("created_at")
+    named_updated = time_keys.get("updated_at")
+    created = (metadata_time(meta, [named_created]) if named_created else None) \
+        or rec.created_at or metadata_time(meta, CREATED_KEYS) or default \
+        or utcnow()
+    updated = (metadata_time(meta, [named_updated]) if named_updated else None) \
+        or rec.updated_at or metadata_time(meta, UPDATED_KEYS) or created
+    return created, max(created, updated)
+
+
+def check_dimension(url: str, model: str | None, dim: int,
+                    records: Mapping[str, Mapping[str, ExternalRecord]]) -> None:
+    """A ``UserError`` (one line, exit 2) when a stored vector's length is not ``dim``, the
+    dimension of the URL's ``model=``: checked when the store is opened, so a dry run fails
+    as the real run would, before anything is written."""
+    for ns, by_id in records.items():
+        for rec in by_id.values():
+            if rec.vector is not None and rec.vector.shape != (dim,):
+                raise UserError(
+                    f"store URL {redact(url)}: model={model} makes {dim}-dimensional vectors "
+                    f"but namespace {ns!r} holds {rec.vector.size}-dimensional ones (record "
+                    f"{rec.id!r}): name the model that made them (model=..., dim=...)")
+
+
+def _as_time(value: Any) -> datetime | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        seconds = value / 1000.0 if abs(value) > 1e11 else float(value)
+        try:
+            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if isinstance(value, str) and value.strip():
+        try:
+            return parse_time(value)
+        except ValueError:
+            return None
+    return None
+
+
 def _jsonable(value: Any) -> Any:
     """``value`` as plain JSON types (tuples become lists, datetimes ISO strings)."""
     if isinstance(value, Mapping):
@@ -255,4 +328,5 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-__all__ = ["ConnectorURL", "ExternalBackend", "ExternalRecord", "default_sidecar", "redact"]
+__all__ = ["CREATED_KEYS", "UPDATED_KEYS", "ConnectorURL", "ExternalBackend", "ExternalRecord",
+           "check_dimension", "default_sidecar", "metadata_time", "record_times", "redact"]

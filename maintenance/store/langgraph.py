@@ -24,7 +24,8 @@ jsonb; objects holding the key ``__memmaint_json__``) is written as ``{"__memmai
 Vectors: LangGraph's API never returns stored embeddings, so records carry ``vector=None`` and
 ``upsert`` stores none: with an index (``embed=``, or ``index=`` in Python) ``put`` re-embeds
 the item; without, the store keeps no vectors. So ``embeds_itself`` is True either way. The
-timestamps are the store's (SQLite resets ``created_at`` on each write); a rewrite drops TTLs.
+timestamps are the store's; ``upsert`` puts each item's ``created_at`` back after ``put``
+(which resets it); a rewrite drops TTLs.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlencode, urlsplit, urlunsplit
@@ -170,6 +172,7 @@ class LangGraphBackend:
         self._prefix = _dotted(prefix, "LangGraph namespace") if prefix else None
         self._text_path = _dotted(text_key, "text_key") if text_key else None
         self._stack = ExitStack()
+        self._conn: Any = None  # the SQLite connection (SQLite's store)
         base = require("langgraph.store.base", EXTRA)
         self._ops: Any = base
         self._bad_ns: type[Exception] = base.InvalidNamespaceError
@@ -203,6 +206,7 @@ class LangGraphBackend:
         try:
             conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
             self._stack.callback(conn.close)
+            self._conn = conn
             rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         except sqlite3.Error as exc:
             raise UserError(f"cannot open {path} as SQLite: {exc}") from None
@@ -325,6 +329,24 @@ class LangGraphBackend:
         ops = [self._ops.PutOp(labels, r.id, self._value(r)) for r in records]
         for start in range(0, len(ops), _CHUNK):
             self._call(f"writing {namespace!r}", self._store.batch, ops[start:start + _CHUNK])
+        self._keep_created(labels, records)
+
+    def _keep_created(self, labels: tuple[str, ...], records: Sequence[ExternalRecord]) -> None:
+        """Put back each item's ``created_at`` (``put`` resets it: SQLite's store on every
+        write, Postgres' when it re-inserts a deleted item), in the store's own column."""
+        prefix = ".".join(labels)
+        dated = [(r.created_at, prefix, r.id) for r in records if r.created_at is not None]
+        if not dated:
+            return
+        if self._pg:
+            sql = "UPDATE store SET created_at = %s WHERE prefix = %s AND key = %s"
+            rows: list[tuple[Any, str, str]] = [(to_utc(t), p, k) for t, p, k in dated]
+            self._call("keeping created_at", lambda: [self._store.conn.execute(sql, row)
+                                                      for row in rows])
+        elif self._conn is not None:
+            rows = [(_sqlite_time(t), p, k) for t, p, k in dated]
+            self._call("keeping created_at", self._conn.executemany,
+                       "UPDATE store SET created_at = ? WHERE prefix = ? AND key = ?", rows)
 
     def delete(self, namespace: str, ids: Sequence[str]) -> None:
         """Delete these keys (missing keys are ignored)."""
@@ -340,6 +362,12 @@ class LangGraphBackend:
 
 
 # -- URLs -----------------------------------------------------------------------------------
+
+def _sqlite_time(value: datetime) -> str:
+    """``value`` as SQLite's store writes ``CURRENT_TIMESTAMP`` (UTC, fraction if any)."""
+    utc = to_utc(value)
+    return utc.strftime("%Y-%m-%d %H:%M:%S.%f" if utc.microsecond else "%Y-%m-%d %H:%M:%S")
+
 
 def backend_from_url(url: str, *, create: bool) -> tuple[LangGraphBackend, str | None]:
     """The backend a ``langgraph+sqlite://`` or ``langgraph+postgres://`` URL names, and the

@@ -58,7 +58,12 @@ from memmaint.maintenance.store._ops import (
     op_json,
 )
 from memmaint.maintenance.store.base import Event, MemoryStore, RunRecord, StoreTransaction
-from memmaint.maintenance.store.external import ExternalBackend, ExternalRecord
+from memmaint.maintenance.store.external import (
+    ExternalBackend,
+    ExternalRecord,
+    check_dimension,
+    record_times,
+)
 from memmaint.maintenance.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -109,9 +114,14 @@ class ExternalStore:
         self._journal = sqlite3.connect(sidecar + ".journal", isolation_level=None,
                                         check_same_thread=False)
         self._journal.executescript(_JOURNAL_SCHEMA)
-        self.reconcile()
-        if sync:
-            self.sync()
+        try:
+            self.reconcile()
+            if sync:
+                self.sync()
+        except BaseException:
+            self._journal.close()
+            self._side.close()
+            raise
 
     # -- plumbing -------------------------------------------------------------------------
     def close(self) -> None:
@@ -187,20 +197,25 @@ class ExternalStore:
         cache when the URL names the model that made them.
         """
         counts = {"added": 0, "changed": 0, "removed": 0}
-        run_id = "sync-" + utcnow().strftime("%Y%m%dT%H%M%S.%fZ")
+        seen_at = utcnow()  # the one date of records that carry no time of their own
+        run_id = "sync-" + seen_at.strftime("%Y%m%dT%H%M%S.%fZ")
         namespaces = sorted(set(self.backend.namespaces()) | set(self._side.namespaces()))
         embedder = self.embedder()
+        read = {ns: {r.id: r for r in self.backend.read_all(ns)} for ns in namespaces}
+        if embedder is not None:  # before anything is written, dry run or not
+            check_dimension(self.url, self.backend.vector_model, embedder.dim, read)
         for ns in namespaces:
-            records = {r.id: r for r in self.backend.read_all(ns)}
+            records = read[ns]
             mirror = {m.id: m for m in self._side.iter_memories(ns)}
             kept = self._kept_records(ns, mirror)
+            time_keys = {} if self.backend.system == "pgvector" else self._params()  # columns
             owner = _owners(mirror, kept)
             seeds: dict[str, np.ndarray] = {}
             with self._side._write() as conn, self._side.transaction() as tx:
                 for rid, rec in records.items():
                     known = mirror.get(owner.get(rid, rid))
                     if known is None:
-                        mem = _memory_from_record(ns, rec)
+                        mem = _memory_from_record(ns, rec, time_keys, seen_at)
                         tx.insert(mem)
                         self._keep_record(conn, ns, rid, mem.version, rec)
                         self._sync_event(tx, run_id, ns, None, mem, "added outside memmaint")
@@ -538,14 +553,17 @@ def _owners(mirror: Mapping[str, Memory],
     return owner
 
 
-def _memory_from_record(ns: str, rec: ExternalRecord) -> Memory:
-    """A new active memory for a record first seen in the system."""
+def _memory_from_record(ns: str, rec: ExternalRecord,
+                        time_keys: Mapping[str, str] | None = None,
+                        seen_at: Any = None) -> Memory:
+    """A new active memory for a record first seen in the system, dated by the user's
+    time (:func:`record_times`)."""
     meta = dict(rec.metadata)
     importance = meta.get("importance")
     kind = meta.get("kind")
-    created = rec.created_at or utcnow()
+    created, updated = record_times(rec, time_keys or {}, seen_at)
     return Memory(text=rec.text, id=rec.id, namespace=ns, created_at=created,
-                  updated_at=rec.updated_at or created,
+                  updated_at=updated,
                   importance=float(importance) if isinstance(importance, (int, float))
                   and not isinstance(importance, bool) and 0 <= importance < float("inf")
                   else 1.0,
