@@ -164,10 +164,10 @@ class ConnectorEndToEnd:
             assert text == before[mid][0]  # the survivor's text is the merge's text
         # a restated pair (merged, or left apart by a system embedding by itself) keeps at
         # least one of its two records
-        ids = list(before)
-        for i, (_, dup) in enumerate(TEXTS):
+        by_text = {text: mid for mid, (text, _) in before.items()}  # mem0 sets its own ids
+        for text, dup in TEXTS:
             if dup is not None:
-                assert ids[i] in after or ids[dup] in after
+                assert by_text[text] in after or by_text[TEXTS[dup][0]] in after
 
     def test_the_newer_fact_by_the_users_time_survives_reverse_insertion(self, kit, tmp_path):
         """Records dated by the user's ``created_at`` metadata, inserted newest first: May's

@@ -107,7 +107,7 @@ class ExternalStore:
         self._levels: list[list[Op]] = []
         self._lock = threading.RLock()
         self._embedder: Any = None
-        with self._side._write() as conn:
+        with self._side.write_connection() as conn:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
@@ -159,7 +159,7 @@ class ExternalStore:
     # -- external records in the sidecar ----------------------------------------------------
     def _record_at(self, ns: str, memory_id: str, version: int) -> ExternalRecord | None:
         """The external record in force for the memory at ``version`` (latest row <= it)."""
-        rows = self._side._read(
+        rows = self._side.query(
             "SELECT record FROM external_records WHERE namespace = ? AND id = ? AND version <= ?"
             " ORDER BY version DESC LIMIT 1", (ns, memory_id, version))
         return ExternalRecord.from_json(json.loads(rows[0][0])) if rows else None
@@ -167,7 +167,7 @@ class ExternalStore:
     def _kept_records(self, ns: str, mirror: Mapping[str, Memory]) -> dict[str, ExternalRecord]:
         """Each memory's external record in force at its current version (one query)."""
         out: dict[str, tuple[int, ExternalRecord]] = {}
-        for mid, version, record in self._side._read(
+        for mid, version, record in self._side.query(
                 "SELECT id, version, record FROM external_records WHERE namespace = ? "
                 "ORDER BY version", (ns,)):
             mem = mirror.get(mid)
@@ -211,7 +211,7 @@ class ExternalStore:
             time_keys = {} if self.backend.system == "pgvector" else self._params()  # columns
             owner = _owners(mirror, kept)
             seeds: dict[str, np.ndarray] = {}
-            with self._side._write() as conn, self._side.transaction() as tx:
+            with self._side.write_connection() as conn, self._side.transaction() as tx:
                 for rid, rec in records.items():
                     known = mirror.get(owner.get(rid, rid))
                     if known is None:
@@ -267,7 +267,7 @@ class ExternalStore:
             "SELECT seq, namespace, forward, inverse FROM journal WHERE state = 'pending' "
             "ORDER BY seq").fetchall()
         for seq, ns, forward, inverse in pending:
-            committed = bool(self._side._read(
+            committed = bool(self._side.query(
                 "SELECT 1 FROM external_applied WHERE seq = ?", (seq,)))
             ops = json.loads(forward if committed else inverse)
             log.warning("reconciling an interrupted write to %s (journal %d): %s",
@@ -384,7 +384,7 @@ class ExternalStore:
         outermost = not self._levels
         flushed: list[int] = []
         with self._lock:
-            with self._side._write() as conn, self._side.transaction() as side_tx:
+            with self._side.write_connection() as conn, self._side.transaction() as side_tx:
                 ops: list[Op] = []
                 self._levels.append(ops)
                 try:

@@ -33,7 +33,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -382,6 +382,17 @@ class SQLiteStore(SQLStore["SQLiteTransaction"]):
         if isinstance(exc, sqlite3.Error) and _is_runtime_failure(exc):
             return store_error(exc, self.url)
         return None
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of one read-only SQL statement on the store's file, for a component keeping
+        its own tables there (the connectors' sidecar, ``store.mirror``)."""
+        return self._read(sql, params)
+
+    def write_connection(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One atomic write on the store's connection (a transaction, or a savepoint inside
+        an open one, such as :meth:`transaction`'s), for a component keeping its own tables
+        in the store's file."""
+        return self._write()
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
