@@ -70,3 +70,26 @@ def test_statement_reads_the_verb_after_a_noun_subject():
     st = statement("The platform team's standup is now on Thursdays at 8:45.")
     assert st.holder == "team/standup" and st.subject_mods == {"platform"}
     assert statement("The user writes code in PyCharm.").holder == "user"
+
+
+def test_value_change_reads_lower_case_values_and_attribute_words():
+    from memmaint.maintenance.agents.samefact import value_change
+
+    assert value_change("Aisha drinks a cortado every morning.",
+                        "Aisha drinks an oat flat white every morning.", 0.73)
+    assert value_change("Lukas always orders an oat flat white.",
+                        "Lukas now orders a cortado instead.", 0.59)
+    assert value_change("Maya is employed by Acme.", "Maya's employer is Globex.", 0.67)
+    # must NOT: two likes, another holder (a sister), a paraphrase, identifiers
+    assert not value_change("Tom likes jazz.", "Tom likes hiking.", 0.7)
+    assert not value_change("Tom's sister lives in Porto.", "Tom lives in Lyon.", 0.7)
+    assert not value_change("Maya drinks a decaf latte every morning.",
+                            "Maya's usual coffee is a decaf latte.", 0.87)
+    assert not value_change("Ticket #88 is assigned to Jonas.", "Ticket #91 is assigned to Elif.",
+                            0.9)
+
+
+def test_a_number_before_a_verb_in_ed_names_the_subject():
+    from memmaint.maintenance.agents.slots import identifiers
+
+    assert identifiers("Build 8531 failed on 3 integration tests.") == {("build", "8531")}

@@ -53,7 +53,11 @@ from typing import Any
 import numpy as np
 
 from memmaint.maintenance.agents.conflicts import Facts, subject_similarity
-from memmaint.maintenance.agents.consolidate import consolidate, merge_candidates
+from memmaint.maintenance.agents.consolidate import (
+    consolidate,
+    merge_candidates,
+    states_same_fact,
+)
 from memmaint.maintenance.agents.outcome_rules import (
     better_sibling,
     failure_eviction,
@@ -314,7 +318,9 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
 
     # updates and conflicts first: a same-subject pair with different values never merges
     rel = relations(stmts, sims, cfg)
-    resolve_changes(mems, stmts, order, decided, replaced_by, keep_reason, flags, rel, cfg)
+    resolve_changes(mems, stmts, order, decided, replaced_by, keep_reason, flags, rel, cfg,
+                    same=lambda x, y: states_same_fact(mems[x].text, mems[y].text,
+                                                       float(sims[x, y])))
 
     # merge duplicates and refinements around the canonical memory, each fact stated once
     live = sorted((i for i in range(n) if i not in decided),

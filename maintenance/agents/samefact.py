@@ -180,5 +180,106 @@ def _subjects_differ(a: Statement, b: Statement, words_a: set[str],
     return False
 
 
-__all__ = ["HABIT", "SAME_FACT_COSINE", "anchors_agree", "same_fact",
-           "substitution"]
+
+#: Cosine from which two statements of one holder with different values are taken to be
+#: about one attribute (a shared attribute word is required as well).
+CHANGE_COSINE = 0.55
+#: The floor for one verb with another value when one of the two says it updates ("now
+#: orders a cortado instead"): updates sit at low cosines to what they replace.
+UPDATE_VERB_COSINE = 0.4
+#: An attribution aside (", as Ann noted", ", according to Bob"): its names are sources.
+_ASIDE = re.compile(r",\s*(?:as|according to|says|said|per)\b[^.;!?]*", re.IGNORECASE)
+_BE_VERBS = frozenset(("is", "are", "was", "were", "be", "has", "have", "had"))
+
+
+def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
+    """A changed value that the name slots of :mod:`~memmaint.maintenance.agents.slots` do
+    not read (``None``: none found). Both must be said of one holder (a possessed noun,
+    "Tom's *sister*", must be the other's attribute word) and agree on negations:
+
+    - **names under different attribute words** (cosine >= :data:`CHANGE_COSINE`): each names a value the other does not
+      (no name in common besides the holder's), and they share an attribute word besides
+      the holder and besides a verb both use ("likes hiking in the Alps" / "likes sailing on
+      Lake Garda" are two facts) ("employer is Globex" / "is employed by Acme", "timezone is
+      America/Chicago" / "works in the America/Toronto timezone");
+    - **a lower-case value**: the same verb (not a form of be or have), followed by words
+      the other lacks (:func:`substitution`), when one says it updates ("now", "instead")
+      (cosine >= :data:`UPDATE_VERB_COSINE`) or both state a habit ("every morning",
+      "always"; cosine >= :data:`CHANGE_COSINE`): "Aisha drinks a cortado every
+      morning" / "Aisha drinks an oat flat white every morning".
+    """
+    from memmaint.maintenance.agents.slots import same_holder, statement
+
+    if cosine < UPDATE_VERB_COSINE:
+        return None
+    st_a, st_b = statement(a_text), statement(b_text)
+    if not same_holder(st_a.holder, st_b.holder) or st_a.ids != st_b.ids:
+        return None
+    ua, ub = units(a_text), units(b_text)
+    if {u.key for u in ua if u.kind == "negation"} != {u.key for u in ub if u.kind
+                                                       == "negation"}:
+        return None
+    holder = {st_a.holder.split("/")[0], st_b.holder.split("/")[0]}
+    wa = {u.key for u in ua if u.kind == "word"} - holder - _GENERIC
+    wb = {u.key for u in ub if u.kind == "word"} - holder - _GENERIC
+    for x, other in ((st_a, wb | {u.key for u in ub if u.kind == "name"}),
+                     (st_b, wa | {u.key for u in ua if u.kind == "name"})):
+        if "/" in x.holder and not _fuzzy_in(x.holder.split("/")[1], other):
+            return None  # "Tom's sister lives in Porto" is not said of Tom
+    na = _value_names(statement(_ASIDE.sub("", a_text))) - holder
+    nb = _value_names(statement(_ASIDE.sub("", b_text))) - holder
+    if cosine >= CHANGE_COSINE and na and nb and not (na & nb) and not _parts_shared(na, nb):
+        both_verbs = {stem(v) for v in (_main_verb(a_text, st_a.verb),) if v and stem(v) == stem(
+            _main_verb(b_text, st_b.verb))}
+        attr = sorted(w for w in wa - both_verbs if _fuzzy_in(w, wb))
+        if attr:
+            return (f"{attr[0]}: {' '.join(sorted(na))} vs {' '.join(sorted(nb))} (one "
+                    "attribute, different names)")
+    va_word, vb_word = _main_verb(a_text, st_a.verb), _main_verb(b_text, st_b.verb)
+    if not va_word or stem(va_word) != stem(vb_word) or va_word in _BE_VERBS or na ^ nb:
+        return None
+    habit = _habit(ua) and _habit(ub)
+    if not ((habit and cosine >= CHANGE_COSINE) or st_a.update_word or st_b.update_word):
+        return None
+    ca, cb = _content(ua), _content(ub)
+    ia, ib = _verb_index(a_text, ua, va_word), _verb_index(b_text, ub, vb_word)
+    tail_a, tail_b = set(ca[ia + 1:]), set(cb[ib + 1:])
+    if ca[ia:ia + 1] != cb[ib:ib + 1] or not tail_a or not tail_b:
+        return None
+    first_a, first_b = ca[ia + 1], cb[ib + 1]
+    if _fuzzy_in(first_a, set(cb)) or _fuzzy_in(first_b, set(ca)):
+        return None
+    return f"{va_word}: {first_a} vs {first_b} (same verb, another value)"
+
+
+def _value_names(st: Statement) -> set[str]:
+    """The statement's names, a slashed name whole ("america/chicago", not its parts)."""
+    parts = {p for n in st.names if "/" in n for p in n.split("/")}
+    return {n for n in st.names if n not in parts} - set(st.subject_names)
+
+
+def _habit(us: Sequence[Unit]) -> bool:
+    return any(u.key in HABIT for u in us)
+
+
+def _parts_shared(na: set[str], nb: set[str]) -> bool:
+    pa = {p for n in na for p in n.split("/")}
+    pb = {p for n in nb for p in n.split("/")}
+    return bool(pa & pb)
+
+
+_ADVERBS = frozenset(("now", "always", "usually", "often", "never", "not", "no", "still",
+                      "also", "currently", "sometimes", "rarely", "just", "recently"))
+
+
+def _main_verb(text: str, verb: str) -> str:
+    """The verb itself when the statement reader stopped at an adverb ("now orders")."""
+    if verb not in _ADVERBS:
+        return verb
+    found = re.search(rf"\b{re.escape(verb)}\s+(?:(?:{'|'.join(_ADVERBS)})\s+)*([a-z]+)",
+                      text, re.IGNORECASE)
+    return found.group(1).lower() if found else ""
+
+
+__all__ = ["CHANGE_COSINE", "HABIT", "SAME_FACT_COSINE", "anchors_agree", "same_fact",
+           "substitution", "value_change"]

@@ -51,7 +51,8 @@ _LEADING_ID_NOUNS = frozenset(("version", "release", "v"))
 # the number must end a phrase ("invoice 1043 was paid", "in game 7."): "run 4 Counterspell"
 # counts Counterspells
 _ID_END = (r"(?=\s*(?:[.,;:!?)](?!\d)|$|(?:is|was|are|were|has|had|have|and|or|in|on|at|for|of|"
-           r"to|from|with|by|says|said|will|would|should|must|can|got|gets|needs|needed)\b))")
+           r"to|from|with|by|says|said|will|would|should|must|can|got|gets|needs|needed|"
+           r"[a-z]+ed)\b))")  # a verb in -ed ends it too ("Build 8531 failed")
 _ID = re.compile(r"\b([A-Za-z]+)\s*(?:#|no\.\s*|number\s+)?\s*(\d[\w\-]*(?:\.\d+)*)"
                  + _ID_END + r"|#(\d+)\b|\b([A-Z]{2,})-(\d+)\b")
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from memmaint.maintenance.agents.samefact import UPDATE_VERB_COSINE, value_change
 from memmaint.maintenance.agents.slots import Relation, Statement, relation, statement
 from memmaint.maintenance.core.config import AgentsConfig
 from memmaint.maintenance.core.records import Memory
@@ -35,6 +36,7 @@ CONFLICT = "CONFLICT"
 MAX_BUCKET = 64
 
 RelationFn = Callable[[int, int], Relation | None]
+SameFn = Callable[[int, int], bool]
 
 
 def relations(stmts: Sequence[Statement], sims: np.ndarray,
@@ -45,12 +47,23 @@ def relations(stmts: Sequence[Statement], sims: np.ndarray,
     def rel(i: int, j: int) -> Relation | None:
         key = (i, j) if i < j else (j, i)
         if key not in cache:
-            cache[key] = relation(stmts[key[0]], stmts[key[1]], float(sims[key]),
-                                  subject_threshold=cfg.conflict_subject_threshold,
-                                  strict_threshold=cfg.conflict_strict_threshold,
-                                  same_cosine=cfg.conflict_cosine)
+            cache[key] = change_between(stmts[key[0]], stmts[key[1]], float(sims[key]), cfg)
         return cache[key]
     return rel
+
+
+def change_between(a: Statement, b: Statement, cosine: float,
+                   cfg: AgentsConfig) -> Relation | None:
+    """:func:`~memmaint.maintenance.agents.slots.relation`, and where it finds nothing, a
+    :func:`~memmaint.maintenance.agents.samefact.value_change` (a lower-case value, names
+    under different attribute words)."""
+    found = relation(a, b, cosine, subject_threshold=cfg.conflict_subject_threshold,
+                     strict_threshold=cfg.conflict_strict_threshold,
+                     same_cosine=cfg.conflict_cosine)
+    if found is not None:
+        return found
+    why = value_change(a.text, b.text, cosine)
+    return Relation("change", why) if why else None
 
 
 def _day(mem: Memory) -> str:
@@ -61,10 +74,12 @@ def resolve_changes(mems: Sequence[Memory], stmts: Sequence[Statement], order: S
                     decided: dict[int, Action], replaced_by: dict[str, str],
                     keep_reason: dict[int, tuple[str, str]],
                     flags: dict[str, tuple[str, ...]], rel: RelationFn,
-                    cfg: AgentsConfig) -> None:
+                    cfg: AgentsConfig, same: SameFn | None = None) -> None:
     """Decide the cluster's updates and conflicts in place (see the module docstring).
 
-    ``order`` lists the memories by the conflict policy's priority, first the one that wins.
+    ``order`` lists the memories by the conflict policy's priority, first the one that wins;
+    ``same(i, j)``: whether the two state one fact (a restatement of a superseded value is
+    superseded with it, see :func:`_restatements`).
     """
     live = [i for i in order if i not in decided]
     lost: dict[int, tuple[int, str]] = {}
@@ -91,6 +106,8 @@ def resolve_changes(mems: Sequence[Memory], stmts: Sequence[Statement], order: S
                 continue
             lost[j] = (i, found.detail)
         winners[i] = None
+    if same is not None:
+        _restatements(mems, live, lost, winners, rel, same)
     for w in winners:
         losers = sorted(j for j, (win, _d) in lost.items() if win == w)
         if not losers:
@@ -121,6 +138,23 @@ def resolve_changes(mems: Sequence[Memory], stmts: Sequence[Statement], order: S
             replaced_by[mems[j].id] = mems[w].id
 
 
+def _restatements(mems: Sequence[Memory], live: Sequence[int],
+                  lost: dict[int, tuple[int, str]], winners: dict[int, None],
+                  rel: RelationFn, same: SameFn) -> None:
+    """A memory that restates a superseded value ("Tom's home is in Lyon" beside "Tom is
+    based in Lyon", superseded by "Tom is based in Graz") is superseded by the same winner,
+    when it is not newer than the winner and nothing sets the two apart."""
+    for j, (w, detail) in list(lost.items()):
+        for x in live:
+            if x in lost or x in winners or x == w or x == j:
+                continue
+            found = rel(x, w)
+            if (found is not None and found.kind == "distinct") or \
+                    mems[x].created_at > mems[w].created_at or not same(x, j):
+                continue
+            lost[x] = (w, f"restates {mems[j].id} ({detail})")
+
+
 def _keys(st: Statement) -> set[tuple[str, ...]]:
     keys: set[tuple[str, ...]] = set()
     if st.holder:
@@ -134,6 +168,30 @@ def _retire_keys(st: Statement) -> set[tuple[str, ...]]:
     return {("name", n) for n in st.names}
 
 
+#: Nearest neighbours per memory that :func:`group_updates` reads for changes and restatements.
+NEIGHBOURS = 8
+
+
+def _neighbour_pairs(unit: np.ndarray, rows: np.ndarray, *,
+                     floor: float = UPDATE_VERB_COSINE) -> set[tuple[int, int]]:
+    """Each memory with its :data:`NEIGHBOURS` nearest others of the namespace at cosine
+    >= ``floor`` (row pairs, lower first), computed in blocks."""
+    out: set[tuple[int, int]] = set()
+    n = len(rows)
+    k = min(NEIGHBOURS, n - 1)
+    for start in range(0, n, 1024):
+        block = unit[start:start + 1024] @ unit.T
+        for off, sims in enumerate(block):
+            i = start + off
+            sims[i] = -np.inf
+            top = np.argpartition(-sims, k - 1)[:k] if k < n - 1 else np.argsort(-sims)[:k]
+            for j in top.tolist():
+                if sims[j] >= floor:
+                    a, b = int(rows[i]), int(rows[j])
+                    out.add((a, b) if a < b else (b, a))
+    return out
+
+
 def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.ndarray,
                   cfg: AgentsConfig, partitions: Iterable[np.ndarray]) -> np.ndarray:
     """Labels with memories that :func:`~memmaint.maintenance.agents.slots.relation` calls a
@@ -145,6 +203,8 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
     clusters whose sizes add up to at most ``regroup_max_size`` become one, otherwise the older
     memory alone moves to the newer one's cluster. A pool without such pairs is unchanged.
     """
+    from memmaint.maintenance.agents.consolidate import states_same_fact  # (it imports us)
+
     out = np.asarray(labels, dtype=np.int64).copy()
     vecs = np.asarray(vectors, dtype=np.float64)
     for rows in partitions:
@@ -171,17 +231,23 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
                                                  or key[1] in stmts[b].switched_from):
                         continue
                     pairs.add((a, b) if a < b else (b, a))
+        unit = vecs[rows] / np.maximum(np.linalg.norm(vecs[rows], axis=1, keepdims=True),
+                                       1e-12)
+        pos = {int(r): k for k, r in enumerate(rows.tolist())}
+        st_of = {r: stmts.get(r) or statement(memories[r].text) for r in rows.tolist()}
+        same_pairs = _neighbour_pairs(unit, rows)
+        pairs.update(same_pairs)
         next_label = int(out[rows].max(initial=-1)) + 1
         for a, b in sorted(pairs):
             if out[a] >= 0 and out[a] == out[b]:
                 continue
-            cos = float(vecs[a] @ vecs[b] / (np.linalg.norm(vecs[a]) * np.linalg.norm(vecs[b])
-                                             or 1.0))
-            found = relation(stmts[a], stmts[b], cos,
-                             subject_threshold=cfg.conflict_subject_threshold,
-                             strict_threshold=cfg.conflict_strict_threshold,
-                             same_cosine=cfg.conflict_cosine)
-            if found is None or found.kind != "change":
+            cos = float(unit[pos[a]] @ unit[pos[b]])
+            found = change_between(st_of[a], st_of[b], cos, cfg)
+            if found is not None and found.kind == "distinct":
+                continue
+            if (found is None or found.kind != "change") and not (
+                    (a, b) in same_pairs
+                    and states_same_fact(memories[a].text, memories[b].text, cos)):
                 continue
             old, new = (a, b) if memories[a].created_at <= memories[b].created_at else (b, a)
             if out[old] < 0 and out[new] < 0:
