@@ -93,3 +93,15 @@ def test_a_number_before_a_verb_in_ed_names_the_subject():
     from memmaint.maintenance.agents.slots import identifiers
 
     assert identifiers("Build 8531 failed on 3 integration tests.") == {("build", "8531")}
+
+
+def test_value_change_never_reads_an_added_detail_as_another_value():
+    from memmaint.maintenance.agents.samefact import value_change
+
+    assert not value_change("Settlement time for SEPA Direct Debit is 3 days.",
+                            "Settlement time for SEPA Direct Debit is 3 days - SEPA debits are "
+                            "supported in EUR, GBP and USD.", 0.8)
+    assert not value_change("Refunds take 5 days, as Ann noted.",
+                            "Refunds take 5 days, as Bob noted.", 0.95)
+    assert not value_change("The user likes hiking in the Alps.",
+                            "The user likes sailing on Lake Garda.", 0.8)

@@ -228,7 +228,8 @@ def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
             return None  # "Tom's sister lives in Porto" is not said of Tom
     na = _value_names(statement(_ASIDE.sub("", a_text))) - holder
     nb = _value_names(statement(_ASIDE.sub("", b_text))) - holder
-    if cosine >= CHANGE_COSINE and na and nb and not (na & nb) and not _parts_shared(na, nb):
+    common = (st_a.names & st_b.names) - holder  # a name both state is what they share
+    if cosine >= CHANGE_COSINE and na and nb and not common and not _parts_shared(na, nb):
         both_verbs = {stem(v) for v in (_main_verb(a_text, st_a.verb),) if v and stem(v) == stem(
             _main_verb(b_text, st_b.verb))}
         attr = sorted(w for w in wa - both_verbs if _fuzzy_in(w, wb))
