@@ -32,10 +32,11 @@ from memmaint.maintenance.store.sqlite import SQLiteStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_job import pool as job_pool
 
-#: What llama-cpp-python's server answers to ``json_schema`` (HTTP 500, the field named).
-LLAMA_CPP_500 = ("1 validation error for ChatCompletionRequestResponseFormat\ntype\n  Input "
-                 "should be 'text' or 'json_object' [type=literal_error, input_value="
-                 "'json_schema', input_type=str]")
+#: What llama-cpp-python 0.3.36's server answers to ``json_schema`` (HTTP 500), as seen.
+LLAMA_CPP_500 = ("1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                 "'response_format', 'type'), 'msg': \"Input should be 'text' or "
+                 "'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or "
+                 "'json_object'\"}}")
 
 
 def run(server: StubServer, fallback: str | None = None, **kw):
