@@ -69,6 +69,8 @@ COMMANDS: dict[str, str] = {
     "undo": "memmaint.maintenance.cli.maint:undo_cmd",
     "history": "memmaint.maintenance.cli.maint:history_cmd",
     "feedback": "memmaint.maintenance.cli.feedback:feedback_cmd",
+    "search": "memmaint.maintenance.cli.search:search_cmd",
+    "mcp": "memmaint.maintenance.cli.search:mcp_cmd",
     "init": "memmaint.maintenance.cli.store:init_cmd",
     "import": "memmaint.maintenance.cli.store:import_cmd",
     "export": "memmaint.maintenance.cli.store:export_cmd",

@@ -1,0 +1,182 @@
+"""A store served to agents: search and feedback over any store or connector.
+
+:class:`SearchService` is what ``memmaint search`` and the MCP server (``memmaint mcp``,
+:mod:`memmaint.maintenance.retrieve.mcp_server`) call. It reads the store's *active*
+memories (one namespace, or all), takes their vectors from the store's embedding cache
+(embedding what the cache lacks in memory only: searching never writes to the store; run
+``memmaint embed`` to cache them), and scores them with
+:class:`~memmaint.maintenance.retrieve.search.Retriever`: similarity, the capped lexical bonus,
+the outcome bonus and the freshness gate, so the answer carries the gate's decision
+(``SERVE``/``REFUSE`` and why) and each result its outcome evidence.
+
+:meth:`SearchService.feedback` records whether a served memory helped through the same code as
+``memmaint feedback`` (:func:`memmaint.maintenance.cli.feedback.record_batch`), so the next
+search sees it. The pool is read again on every search: feedback, new memories and a
+nightly run between two calls are all seen.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from memmaint.maintenance.core.config import Config
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.records import Memory, Status
+from memmaint.maintenance.core.text import json_problem
+from memmaint.maintenance.retrieve.search import Result, Retrieval, Retriever
+
+log = logging.getLogger(__name__)
+
+#: the most results one search may ask for
+MAX_K = 100
+#: the longest query accepted, in characters
+MAX_QUERY_CHARS = 10_000
+#: feedback outcomes, as ``memmaint feedback`` takes them
+OUTCOMES = ("success", "failure", "used")
+
+
+def check_query(query: Any) -> str:
+    """The query, stripped; an :class:`InputError` (one line) when it cannot be searched."""
+    if not isinstance(query, str):
+        raise InputError(f"the query must be text, got {type(query).__name__}")
+    problem = json_problem(query, "the query")
+    if problem:
+        raise InputError(problem)
+    text = query.strip()
+    if not text:
+        raise InputError("the query is empty")
+    if len(text) > MAX_QUERY_CHARS:
+        raise InputError(f"the query has {len(text)} characters, at most {MAX_QUERY_CHARS}")
+    return text
+
+
+def check_k(k: Any) -> int | None:
+    """``k`` as an int in ``1..MAX_K`` (None: the config's ``retrieve.k``)."""
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise InputError(f"k must be a whole number, got {k!r}")
+    if not 1 <= k <= MAX_K:
+        raise InputError(f"k must be between 1 and {MAX_K}, got {k}")
+    return k
+
+
+def result_record(r: Result) -> dict[str, Any]:
+    """One result as JSON-ready data: the memory (id, namespace, kind, text, created_at),
+    the scores, the gate's verdict and the outcome evidence (``successes``, ``failures``,
+    ``uses`` as stored; ``outcome`` the expected success rate; ``outcome_bonus`` the weight
+    outcome added to the score)."""
+    m = r.memory
+    out = r.to_dict()
+    out.update({"kind": m.kind, "text": m.text, "created_at": m.created_at.isoformat(),
+                "uses": m.retrievals,
+                "last_used_at": None if m.last_used_at is None else m.last_used_at.isoformat()})
+    return out
+
+
+def retrieval_record(ret: Retrieval) -> dict[str, Any]:
+    """A :class:`Retrieval` as JSON-ready data: ``decision`` (SERVE/REFUSE), ``reason``,
+    ``results`` (served, best first) and ``not_served`` (relevant memories the gate
+    dropped: expired, or on a refusal the stale ones), each a :func:`result_record`."""
+    return {"query": ret.query, "decision": ret.decision, "reason": ret.reason,
+            "results": [result_record(r) for r in ret.results],
+            "not_served": [result_record(r) for r in ret.blocked],
+            "route": None if ret.route is None else ret.route.to_dict()}
+
+
+class SearchService:
+    """Search and feedback over one open store.
+
+    Args:
+        store: any :class:`~memmaint.maintenance.store.base.MemoryStore` (``open_store``).
+        config: the whole config: ``embedding`` picks the query and memory embedder,
+            ``retrieve`` the scoring, ``agents`` the TTLs and the outcome model.
+        embedder: overrides the config's embedder (tests).
+    """
+
+    def __init__(self, store: Any, config: Config | None = None, embedder: Any = None) -> None:
+        from memmaint.maintenance.embed.base import MemoryEmbeddingCache, get_embedder
+
+        self.store = store
+        self.config = config if config is not None else Config()
+        self.embedder = embedder if embedder is not None else get_embedder(
+            self.config.embedding)
+        # reads through to the store's cache; vectors embedded here stay in this process
+        self.cache = MemoryEmbeddingCache(store)
+
+    def check_namespace(self, namespace: str | None) -> None:
+        """An :class:`InputError` naming the store's namespaces when ``namespace`` is not
+        one of them (None: every namespace)."""
+        if namespace is None:
+            return
+        problem = json_problem(namespace, "the namespace")
+        if problem:
+            raise InputError(problem)
+        known = self.store.namespaces()
+        if namespace not in known:
+            shown = ", ".join(sorted(known)[:10]) or "none"
+            raise InputError(f"namespace {namespace!r} is not in the store (namespaces: "
+                             f"{shown})")
+
+    def _pool(self, namespace: str | None) -> tuple[list[Memory], np.ndarray]:
+        from memmaint.maintenance.embed.base import embed_memories
+
+        memories = list(self.store.iter_memories(namespace, statuses=[Status.ACTIVE]))
+        done = embed_memories(self.cache, self.embedder, memories,
+                              batch_size=self.config.embedding.batch_size)
+        if done.embedded:
+            log.debug("embedded %d memories the store's cache lacked for %s (kept in memory; "
+                     "`memmaint embed` caches them)", done.embedded, self.embedder.model_id)
+        return memories, done.vectors
+
+    def search(self, query: str, namespace: str | None = None, k: int | None = None, *,
+               now: datetime | None = None, route: bool | None = None) -> Retrieval:
+        """Serve the best active memories of ``namespace`` (None: all) for ``query``.
+
+        A refusal (nothing relevant is fresh) is an answer: ``decision`` is ``REFUSE`` and
+        ``reason`` says why. Bad input raises :class:`InputError`.
+        """
+        query = check_query(query)
+        k = check_k(k)
+        self.check_namespace(namespace)
+        memories, vectors = self._pool(namespace)
+        routing = None
+        if route if route is not None else self.config.retrieve.route:
+            from memmaint.maintenance.retrieve.routing import latest_routing
+
+            routing = latest_routing(self.store, None if namespace is None else [namespace])
+        retriever = Retriever(memories, vectors, self.embedder, self.config, routing=routing)
+        out = retriever.search(query, now=now, k=k, route=route)
+        log.info("search %r in %s: %s", query[:80], namespace or "all namespaces", out.reason)
+        return out
+
+    def feedback(self, memory_id: str, outcome: str, namespace: str = "default"
+                 ) -> Memory:
+        """Record that ``memory_id`` was used and whether it helped (``outcome``: success,
+        failure or used), as ``memmaint feedback`` does; returns the memory as stored now.
+        An unknown id or outcome is an :class:`InputError` and records nothing."""
+        from memmaint.maintenance.cli.feedback import OUTCOMES as SUCCESS
+        from memmaint.maintenance.cli.feedback import Feedback, record_batch
+
+        if outcome not in SUCCESS:
+            raise InputError(f"outcome must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
+        if not isinstance(memory_id, str) or not memory_id:
+            raise InputError("the memory id must be a non-empty string")
+        if not isinstance(namespace, str) or not namespace:
+            raise InputError("the namespace must be a non-empty string")
+        record_batch(self.store, [Feedback(namespace, memory_id, SUCCESS[outcome])])
+        stored = self.store.get_memories(namespace, [memory_id])[0]
+        log.info("feedback %s/%s: %s", namespace, memory_id, outcome)
+        return stored
+
+
+def feedback_record(memory: Memory, outcome: str) -> Mapping[str, Any]:
+    """What :meth:`SearchService.feedback` recorded, as JSON-ready data."""
+    return {"id": memory.id, "namespace": memory.namespace, "recorded": outcome,
+            "successes": memory.successes, "failures": memory.failures,
+            "uses": memory.retrievals}
