@@ -195,14 +195,23 @@ def test_run_locomo_control_and_after(sample, cache):
     assert sum(default.before.count_by_category.values()) == n
     assert set(default.before.by_category) == {1, 2, 3, 4, 5}
     for table in (default.before, default.after, lo.after, lo.after_union):
-        assert 0.0 <= table.overall[5] <= table.overall[10] <= 1.0
-        assert 0.0 <= table.overall[0] <= 1.0  # within the characters of 10 observations
+        o = table.overall
+        assert 0.0 <= o["recall@5"] <= o["recall@10"] <= 1.0
+        assert 0.0 <= o["recall@100tok"] <= o["recall@200tok"] <= 1.0
     # honest credit can never beat the union of the sources' ids
     for r in (default, lo):
-        for k in (5, 10):
+        for k in ("recall@5", "recall@10", "recall@100tok", "recall@200tok"):
             assert r.after.overall[k] <= r.after_union.overall[k] + 1e-12
         assert r.audit is not None and r.audit.merges > 0 and r.audit.dropped == 0
         assert r.chars_before == sum(len(m.text) for c in sample for m in c.memories)
+        assert r.tokens_before == sum(len(m.text.split()) for c in sample for m in c.memories)
+        assert 0 < r.tokens_after
+        assert r.moved is not None and r.moved.questions > 0
+        assert set(r.targets()) == {"text_shrink>0", "recall@100tok>=control",
+                                    "recall@200tok>=control", "no_temporal_evidence_moved"}
+    n_temporal = sum(1 for c in sample for q in c.questions
+                     if q.evidence and (q.category == 2 or q.text.startswith("When")))
+    assert default.moved.questions == n_temporal
     assert len(lo.audit.sample) == 4
     data = json.loads(json.dumps(report.to_dict()))
     assert data["suite"] == "locomo" and len(data["results"]) == 2
@@ -210,13 +219,19 @@ def test_run_locomo_control_and_after(sample, cache):
     assert first["pool_after"] == default.pool_after
     assert first["within_limit"] == default.within_limit()
     assert "recall@10" in first["control"]["by_category"]["4"]
-    assert "recall@10_chars" in first["after"]["overall"]
+    assert "recall@100tok" in first["after"]["overall"]
+    assert first["temporal_moved"]["moved"] == default.moved.moved
+    assert first["text_shrink"] == default.text_shrink
     assert first["merge_audit"]["sources_not_covered"] == 0
+    # the best row is the largest shrink among the rows within the limit (or none)
+    ok = [r for r in report.results if r.within_limit()]
     best = report.best
-    assert best is not None and best.within_limit() and data["best"] == best.name
+    assert best == (max(ok, key=lambda r: r.shrink) if ok else None)
+    assert data["best"] == (best.name if best else None)
     text = report.format()
     assert "control (maintenance off)" in text and "per question category" in text
     assert "R@10 union (upper bound)" in text
+    assert "R@100 tok" in text and "temporal moved" in text and "#32 targets" in text
 
 
 def test_the_best_row_is_chosen_on_the_honest_credit(sample, cache):
@@ -230,6 +245,23 @@ def test_the_best_row_is_chosen_on_the_honest_credit(sample, cache):
     assert res.drop(10, "union") == 0.0 and not res.within_limit()
     assert report.best is None
     assert "down <= 1 pt: none" in report.format()
+
+
+def test_a_token_budget_drop_fails_the_limit_and_the_targets(sample, cache):
+    report = run_locomo(sample, [("default", with_overrides(Config(), FAST))], cache,
+                        budgets=(50,))
+    (res,) = report.results
+    assert set(res.after.overall) == {"recall@5", "recall@10", "recall@50tok"}
+    # recall@10 as good as the control, but the text read within 50 tokens holds less
+    res.after = res.before
+    res.after = type(res.after)(res.after.n_questions,
+                                {**res.before.overall,
+                                 "recall@50tok": res.before.overall["recall@50tok"] - 0.02},
+                                res.after.by_category, res.after.count_by_category)
+    assert res.drop(10) == 0.0 and not res.within_limit()
+    assert res.targets()["recall@50tok>=control"] is False
+    with pytest.raises(InputError):
+        run_locomo(sample, [("default", with_overrides(Config(), FAST))], cache, budgets=(0,))
 
 
 def test_cli_locomo_reads_a_data_file(cli, tmp_path):
@@ -253,7 +285,7 @@ def test_cli_locomo_data_dir_still_works(cli, tmp_path):
                  "sample-2", "--set", "embedding.model=hashing", "--set",
                  "reduction.method=pca", "--cache", tmp_path / "c.sqlite")
     assert result.exit_code == 0, result.output
-    assert "R@10 chars" in result.output
+    assert "R@100 tok" in result.output
 
 
 def test_cli_locomo_user_errors(cli, tmp_path):
@@ -266,6 +298,8 @@ def test_cli_locomo_user_errors(cli, tmp_path):
     assert r.exit_code == 2 and "agents.nope" in r.output
     r = cli("eval", "locomo", "--data", SAMPLE, "--set", "a.b=1,2")
     assert r.exit_code == 2 and "one value" in r.output
+    r = cli("eval", "locomo", "--data", SAMPLE, "--budgets", "100,0")
+    assert r.exit_code == 2 and "--budgets" in r.output
 
 
 @pytest.mark.slow
@@ -277,8 +311,8 @@ def test_default_rules_shrink_the_pool_within_one_recall_point(shared_data, cach
     config = with_overrides(Config(), {"reduction.method": "pca"})
     (res,) = run_locomo(convs, [("default", config)], cache).results
     print(f"pool {res.pool_before} -> {res.pool_after}, recall@10 "
-          f"{res.before.overall[10]:.4f} -> {res.after.overall[10]:.4f} "
-          f"(union {res.after_union.overall[10]:.4f})")
+          f"{res.before.overall['recall@10']:.4f} -> {res.after.overall['recall@10']:.4f} "
+          f"(union {res.after_union.overall['recall@10']:.4f})")
     assert res.pool_after < res.pool_before
     assert res.within_limit()
     assert res.audit is not None and res.audit.dropped == 0

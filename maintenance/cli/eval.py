@@ -118,18 +118,23 @@ def eval_group() -> None:
 @click.option("--conversations", default=None, metavar="N|ID,ID",
               help="How many conversations (the first N) or which sample ids (default: all).")
 @click.option("--limit", "limit_pts", type=float, default=1.0, show_default=True,
-              help="Largest acceptable drop of evidence recall@10 (honest credit), in points.")
+              help="Largest acceptable drop of evidence recall@10 and of the recall at each "
+                   "token budget (honest credit), in points.")
 @click.option("--audit-seed", type=int, default=0, show_default=True,
               help="Seed of the 30 merges drawn at random for the JSON report's audit.")
+@click.option("--budgets", default="100,200", show_default=True,
+              help="Token budgets of retrieved text (whitespace tokens), comma-separated.")
 def locomo_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...], overrides: tuple[str, ...],
                json_path: str | None, data_dir: str | None, cache_path: str | None,
                data_file: str | None, conversations: str | None, limit_pts: float,
-               audit_seed: int) -> None:
-    """LoCoMo evidence recall@5/@10 of a control and after a maintenance run, pool shrink.
+               audit_seed: int, budgets: str) -> None:
+    """LoCoMo evidence recall of a control and after a maintenance run.
 
-    A merged memory is credited only with the evidence of the sources its text covers
-    (memmaint.maintenance.agents.coverage); the union of its sources' evidence is shown as
-    an upper bound.
+    Headline: recall within a fixed budget of whitespace tokens of retrieved text (the
+    memory that does not fit is cut), the text shrink in tokens, and the temporal questions
+    whose evidence moved to another date. Per memory: recall@5/@10, a merged memory credited
+    only with the sources its text covers (the union of its sources' evidence is shown as an
+    upper bound).
     """
     from memmaint.maintenance.evaluation.locomo import load_locomo, run_locomo
 
@@ -137,11 +142,14 @@ def locomo_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...], overrides: 
     if conversations:
         which = int(conversations) if conversations.isdigit() else \
             [c.strip() for c in conversations.split(",") if c.strip()]
+    budget_list = _ints(budgets, "--budgets")
+    if min(budget_list) < 1:
+        raise UserError("--budgets: every budget must be >= 1 token")
     convs = load_locomo(data_file if data_file else _data_dir(data_dir), which)
     configs = _configs(("default", Config()), config_paths, grid, overrides)
     with EvalCache(cache_path) as cache:
         report = run_locomo(convs, configs, cache, limit=limit_pts / 100.0,
-                            audit_seed=audit_seed)
+                            audit_seed=audit_seed, budgets=budget_list)
     click.echo(report.format())
     _write_json(json_path, report.to_dict())
 

@@ -24,6 +24,13 @@ Which ids a memory covers is the *credit* rule:
 - **union** (:func:`memory_dia_ids`, an upper bound, reported and labelled as such): a merged
   memory covers every source's ids, whatever its text says.
 
+Recall@k per memory rewards packing (one long merged text fills one slot), so the headline
+measures (:mod:`~memmaint.maintenance.evaluation.budget`, issue #32) read the *text*: recall
+within a fixed budget of whitespace tokens of retrieved text (``recall@100tok``,
+``recall@200tok``; the memory that does not fit is cut and credited only with what its cut
+text covers), the **text shrink** in tokens, and the temporal questions whose evidence an
+active memory now carries under another date.
+
 The baseline is a **control** run: the same pipeline (a store, the nightly job, read back,
 scored with the honest credit) with maintenance off (a dry run: nothing applied). Retrieval is
 :class:`~memmaint.maintenance.retrieve.search.Retriever` with the config's ``[retrieve]``
@@ -51,6 +58,14 @@ from memmaint.maintenance.agents.rules import MERGED_FROM_KEY
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.records import Memory, Status
+from memmaint.maintenance.evaluation.budget import (
+    TOKEN_BUDGETS,
+    MovedDates,
+    budget_recall,
+    moved_dates,
+    text_shrink,
+    text_tokens,
+)
 from memmaint.maintenance.evaluation.common import EvalCache, format_table, maintain
 from memmaint.maintenance.retrieve.search import Retriever
 
@@ -59,7 +74,6 @@ log = logging.getLogger(__name__)
 LOCOMO_FILE = "locomo/locomo_dev5.json"
 DIA_ID = re.compile(r"D\d+:\d+")
 KS = (5, 10)
-BUDGET = 0  # the key of "recall within the characters of 10 average observations"
 RECALL_LIMIT = 0.01  # the largest acceptable drop of evidence recall@10 (1 point)
 AUDIT_SIZE = 30  # merges drawn at random (seeded) for the audit in the JSON report
 
@@ -206,82 +220,83 @@ def evidence_recall(retrieved: Sequence[Memory], evidence: Sequence[str],
     return sum(1 for e in evidence if e in covered) / len(evidence)
 
 
+def metric(k: int, *, tokens: bool = False) -> str:
+    """The name of a recall figure: ``recall@10`` (per memory) or ``recall@100tok`` (the
+    first 100 whitespace tokens of retrieved text, :func:`~.budget.budget_recall`)."""
+    return f"recall@{k}tok" if tokens else f"recall@{k}"
+
+
 @dataclass
 class RecallTable:
-    """Mean evidence recall@k overall and per category, over the scored questions."""
+    """Mean evidence recall overall and per category over the scored questions, keyed by
+    :func:`metric` name."""
 
     n_questions: int
-    overall: dict[int, float]
-    by_category: dict[int, dict[int, float]]
+    overall: dict[str, float]
+    by_category: dict[int, dict[str, float]]
     count_by_category: dict[int, int]
-    per_question: list[dict[int, float]] = field(default_factory=list, repr=False)
+    per_question: list[dict[str, float]] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n_questions": self.n_questions,
-                "overall": {_key(k): v for k, v in self.overall.items()},
-                "by_category": {str(c): {"questions": self.count_by_category[c],
-                                         **{_key(k): v for k, v in r.items()}}
+        return {"n_questions": self.n_questions, "overall": dict(self.overall),
+                "by_category": {str(c): {"questions": self.count_by_category[c], **r}
                                 for c, r in sorted(self.by_category.items())}}
 
 
-def _key(k: int) -> str:
-    return "recall@10_chars" if k == BUDGET else f"recall@{k}"
-
-
-def _table(rows: list[dict[int, float]], cats: list[int], ks: Sequence[int]) -> RecallTable:
-    overall = {k: float(np.mean([r[k] for r in rows])) if rows else 0.0 for k in ks}
-    by_cat: dict[int, dict[int, float]] = {}
+def _table(rows: list[dict[str, float]], cats: list[int], names: Sequence[str]) -> RecallTable:
+    overall = {k: float(np.mean([r[k] for r in rows])) if rows else 0.0 for k in names}
+    by_cat: dict[int, dict[str, float]] = {}
     counts: dict[int, int] = {}
     for c in sorted(set(cats)):
         sel = [r for r, cc in zip(rows, cats) if cc == c]
         counts[c] = len(sel)
-        by_cat[c] = {k: float(np.mean([r[k] for r in sel])) for k in ks}
+        by_cat[c] = {k: float(np.mean([r[k] for r in sel])) for k in names}
     return RecallTable(len(rows), overall, by_cat, counts, rows)
 
 
 def score_pool(conversations: Sequence[Conversation], active: Sequence[Memory],
                vectors: np.ndarray, question_vectors: Mapping[tuple[str, int], np.ndarray],
                config: Config, ks: Sequence[int] = KS,
-               credits: Mapping[str, Callable[[Memory], set[str]]] | None = None
-               ) -> dict[str, RecallTable]:
-    """Evidence recall@k of every question against the active pool of its conversation.
+               credits: Mapping[str, Callable[[Memory], set[str]]] | None = None, *,
+               budgets: Sequence[int] = TOKEN_BUDGETS,
+               sources: Mapping[str, Memory] | None = None) -> dict[str, RecallTable]:
+    """Evidence recall of every question against the active pool of its conversation.
 
-    Retrieves once per question and scores it under each credit rule of ``credits``
-    (name -> ``ids_of``; default ``{"union": memory_dia_ids}``). Besides each k, the key
-    :data:`BUDGET` holds the recall of the memories served first whose texts fit together in
-    the characters of ``max(ks)`` average observations of the conversation (at least one):
-    a merge that makes memories longer is not rewarded for serving more text per slot.
+    Retrieves once per question (the whole conversation, in rank order) and scores it under
+    each credit rule of ``credits`` (name -> ``ids_of``; default ``{"union":
+    memory_dia_ids}``): recall@k for each of ``ks`` (per memory) and recall within each
+    token budget of ``budgets`` (:func:`~.budget.budget_recall`: the text read in rank
+    order until the budget is spent, the memory that does not fit cut, and a cut memory
+    credited only with the ``sources`` its cut text covers; ``sources`` is the pool before
+    maintenance, default ``active``).
     """
     credits = dict(credits or {"union": memory_dia_ids})
-    kmax = max(ks)
-    rcfg = replace(config.retrieve, gate=False, k=2 * kmax)
+    src = dict(sources) if sources is not None else {m.id: m for m in active}
+    names = [metric(k) for k in ks] + [metric(b, tokens=True) for b in budgets]
     by_ns: dict[str, list[int]] = {}
     for i, m in enumerate(active):
         by_ns.setdefault(m.namespace, []).append(i)
-    rows: dict[str, list[dict[int, float]]] = {name: [] for name in credits}
+    rows: dict[str, list[dict[str, float]]] = {name: [] for name in credits}
     cats: list[int] = []
     for conv in conversations:
         idx = by_ns.get(conv.sample_id, [])
+        rcfg = replace(config.retrieve, gate=False, k=max(1, len(idx), *ks))
         retriever = Retriever([active[i] for i in idx], vectors[idx] if idx else
                               np.zeros((0, vectors.shape[1])), config=rcfg)
-        lengths = [len(m.text) for m in conv.memories]
-        budget = kmax * (sum(lengths) / len(lengths) if lengths else 0.0)
         for q in conv.questions:
             if not q.evidence:
                 continue
             got = retriever.search(q.text, query_vector=question_vectors[(q.conversation,
                                                                           q.index)])
             served = [r.memory for r in got]
-            fit, used = 0, 0
-            while fit < len(served) and (fit == 0 or used + len(served[fit].text) <= budget):
-                used += len(served[fit].text)
-                fit += 1
             for name, ids_of in credits.items():
-                row = {k: evidence_recall(served[:k], q.evidence, ids_of) for k in ks}
-                row[BUDGET] = evidence_recall(served[:fit], q.evidence, ids_of)
+                row = {metric(k): evidence_recall(served[:k], q.evidence, ids_of) for k in ks}
+                for b in budgets:
+                    row[metric(b, tokens=True)] = budget_recall(served, q.evidence, b, ids_of,
+                                                                src)
                 rows[name].append(row)
             cats.append(q.category)
-    return {name: _table(r, cats, [*ks, BUDGET]) for name, r in rows.items()}
+    return {name: _table(r, cats, names) for name, r in rows.items()}
 
 
 @dataclass
@@ -328,7 +343,9 @@ class LocomoResult:
     ``before`` is the control (the same pipeline, nothing applied; honest and union credit
     agree there, since nothing is merged); ``after`` credits merged memories honestly
     (:func:`covered_ids`), ``after_union`` with the union of their sources' ids (an upper
-    bound). ``chars_*`` are the characters of the active pool's texts.
+    bound). ``chars_*`` and ``tokens_*`` (whitespace tokens) measure the active pool's text;
+    ``moved`` the temporal questions whose evidence moved to another date (the control
+    moves none); ``budgets`` are the token budgets scored.
     """
 
     name: str
@@ -342,34 +359,55 @@ class LocomoResult:
     chars_before: int = 0
     chars_after: int = 0
     audit: MergeAudit | None = None
+    tokens_before: int = 0
+    tokens_after: int = 0
+    moved: MovedDates | None = None
+    budgets: tuple[int, ...] = TOKEN_BUDGETS
 
     @property
     def shrink(self) -> float:
+        """The share of memories removed (fewer, longer memories count here)."""
         return 1.0 - self.pool_after / self.pool_before if self.pool_before else 0.0
 
     @property
     def text_shrink(self) -> float:
-        return 1.0 - self.chars_after / self.chars_before if self.chars_before else 0.0
+        """The share of whitespace tokens removed from the active text (issue #32)."""
+        return text_shrink(self.tokens_before, self.tokens_after)
 
-    def drop(self, k: int = 10, credit: str = "honest") -> float:
-        """Recall@k of the control minus after (positive: maintenance lost evidence)."""
+    def drop(self, k: int | str = 10, credit: str = "honest") -> float:
+        """Recall of the control minus after (positive: maintenance lost evidence); ``k`` is
+        a number of memories or a :func:`metric` name such as ``"recall@100tok"``."""
         after = self.after_union if credit == "union" else self.after
-        return self.before.overall[k] - after.overall[k]
+        key = k if isinstance(k, str) else metric(k)
+        return self.before.overall[key] - after.overall[key]
 
     def within_limit(self, limit: float = RECALL_LIMIT) -> bool:
-        """Recall@10 (honest credit) down by at most ``limit``, and so is the recall within
-        the characters of 10 average observations (longer memories are no free pass)."""
-        return max(self.drop(10), self.drop(BUDGET)) <= limit + 1e-12
+        """Recall@10 (honest credit) and the recall at every token budget down by at most
+        ``limit`` (longer memories are no free pass)."""
+        drops = [self.drop(10)] + [self.drop(metric(b, tokens=True)) for b in self.budgets]
+        return max(drops) <= limit + 1e-12
+
+    def targets(self) -> dict[str, bool]:
+        """Issue #32's LoCoMo targets: the text shrinks, recall at each token budget is not
+        below the control, and no temporal question's evidence moved to another date."""
+        return {"text_shrink>0": self.text_shrink > 0,
+                **{f"{metric(b, tokens=True)}>=control":
+                   self.drop(metric(b, tokens=True)) <= 1e-12 for b in self.budgets},
+                "no_temporal_evidence_moved": self.moved is not None and self.moved.moved == 0}
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "config_hash": self.config_hash,
                 "pool_before": self.pool_before, "pool_after": self.pool_after,
                 "shrink": self.shrink, "chars_before": self.chars_before,
-                "chars_after": self.chars_after, "text_shrink": self.text_shrink,
+                "chars_after": self.chars_after, "tokens_before": self.tokens_before,
+                "tokens_after": self.tokens_after, "text_shrink": self.text_shrink,
+                "token_budgets": list(self.budgets), "targets": self.targets(),
                 "actions": self.actions, "recall_drop@10": self.drop(10),
                 "within_limit": self.within_limit(),
-                "recall_drop@10_chars": self.drop(BUDGET),
+                **{f"recall_drop@{b}tok": self.drop(metric(b, tokens=True))
+                   for b in self.budgets},
                 "recall_drop@10_union_upper_bound": self.drop(10, "union"),
+                "temporal_moved": None if self.moved is None else self.moved.to_dict(),
                 "control": self.before.to_dict(), "after": self.after.to_dict(),
                 "after_union_upper_bound": self.after_union.to_dict(),
                 "merge_audit": None if self.audit is None else self.audit.to_dict()}
@@ -393,52 +431,80 @@ class LocomoReport:
         best = self.best
         return {"suite": "locomo", "conversations": self.conversations,
                 "recall_limit": self.limit, "credit": "honest (coverage of the merged text)",
+                "token_unit": "whitespace tokens (str.split); the memory that does not fit "
+                              "is cut",
                 "best": None if best is None else best.name,
                 "results": [r.to_dict() for r in self.results]}
 
     def format(self) -> str:
-        """The summary table (control row first), the per-category table of the first
+        """The headline table (control row first: recall at token budgets, text shrink,
+        temporal evidence moved), the per-memory table, the per-category table of the first
         configuration against its control, and the best configuration."""
-        headers = ["config", "pool before", "pool after", "shrink", "text shrink", "R@5",
-                   "R@10", "dR@10 pt", "within limit", "R@10 chars", "dR@10 chars pt",
-                   "R@10 union (upper bound)", "merged sources", "not covered"]
+        budgets = self.results[0].budgets if self.results else TOKEN_BUDGETS
+        toks = [metric(b, tokens=True) for b in budgets]
+        head = ["config", "memories", "tokens", "text shrink"]
+        for b in budgets:
+            head += [f"R@{b} tok", f"dR@{b} tok pt"]
+        head += ["temporal moved", "temporal gone", "#32 targets"]
         rows: list[list[Any]] = []
+        mem_rows: list[list[Any]] = []
         seen: set[int] = set()
         for r in self.results:
             b = r.before.overall
             if id(r.before) not in seen:
                 seen.add(id(r.before))
-                rows.append(["control (maintenance off)" + ("" if len(seen) == 1 else
-                                                            f" [{r.name}]"),
-                             r.pool_before, r.pool_before, "0.0%", "0.0%", b[5], b[10],
-                             _pts(0.0), "-", b[BUDGET], _pts(0.0), b[10], 0, 0])
-            a = r.audit
-            rows.append([r.name, r.pool_before, r.pool_after, f"{100 * r.shrink:.1f}%",
-                         f"{100 * r.text_shrink:.1f}%", r.after.overall[5], r.after.overall[10],
-                         _pts(-r.drop(10)), "yes" if r.within_limit(self.limit) else "no",
-                         r.after.overall[BUDGET], _pts(-r.drop(BUDGET)),
-                         r.after_union.overall[10], a.sources if a else 0,
-                         a.dropped if a else 0])
-        out = [format_table(headers, rows)]
+                label = "control (maintenance off)" + ("" if len(seen) == 1 else
+                                                       f" [{r.name}]")
+                row: list[Any] = [label, r.pool_before, r.tokens_before, "0.0%"]
+                for t in toks:
+                    row += [b[t], _pts(0.0)]
+                n = r.moved.questions if r.moved else 0
+                rows.append(row + [f"0/{n}", f"0/{n}", "-"])
+                mem_rows.append([label, r.pool_before, "0.0%", b["recall@5"], b["recall@10"],
+                                 _pts(0.0), b["recall@10"], 0, 0, "-"])
+            a = r.after.overall
+            row = [r.name, r.pool_after, r.tokens_after, f"{100 * r.text_shrink:.1f}%"]
+            for t in toks:
+                row += [a[t], _pts(-r.drop(t))]
+            mv = r.moved
+            met = r.targets()
+            rows.append(row + [f"{mv.moved}/{mv.questions}" if mv else "-",
+                               f"{mv.gone}/{mv.questions}" if mv else "-",
+                               f"{sum(met.values())}/{len(met)} met"])
+            au = r.audit
+            mem_rows.append([r.name, r.pool_after, f"{100 * r.shrink:.1f}%", a["recall@5"],
+                             a["recall@10"], _pts(-r.drop(10)),
+                             r.after_union.overall["recall@10"], au.sources if au else 0,
+                             au.dropped if au else 0,
+                             "yes" if r.within_limit(self.limit) else "no"])
+        out = [format_table(head, rows)]
+        out.append("\nper memory (recall@k credits a merged memory with every source its text "
+                   "covers, whatever its length):")
+        out.append(format_table(["config", "memories", "shrink", "R@5", "R@10", "dR@10 pt",
+                                 "R@10 union (upper bound)", "merged sources", "not covered",
+                                 "within limit"], mem_rows))
         if self.results:
             first = self.results[0]
             bc, ac = first.before.by_category, first.after.by_category
-            cat_rows = [[c, first.before.count_by_category[c], bc[c][5], ac[c][5], bc[c][10],
-                         ac[c][10], _pts(ac[c][10] - bc[c][10]), bc[c][BUDGET], ac[c][BUDGET],
-                         first.after_union.by_category[c][10]]
+            cat_head = ["category", "questions"]
+            for t in [*toks, "recall@10"]:
+                short = t.replace("recall@", "R@").replace("tok", " tok")
+                cat_head += [f"{short} control", f"{short} after"]
+            cat_rows = [[c, first.before.count_by_category[c],
+                         *[v for t in [*toks, "recall@10"] for v in (bc[c][t], ac[c][t])]]
                         for c in sorted(bc)]
-            out.append(f"\nper question category ({first.name} against its control):")
-            out.append(format_table(["category", "questions", "R@5 control", "R@5 after",
-                                     "R@10 control", "R@10 after", "dR@10 pt",
-                                     "R@10 chars control", "R@10 chars after",
-                                     "R@10 after (union)"], cat_rows))
+            out.append(f"\nper question category ({first.name} against its control; 2 is "
+                       "temporal):")
+            out.append(format_table(cat_head, cat_rows))
         best = self.best
-        out.append(f"\nlargest shrink with recall@10 and R@10 chars (honest credit) down <= "
-                   f"{100 * self.limit:g} pt: "
-                   + (f"{best.name} ({100 * best.shrink:.1f}% smaller, "
+        out.append(f"\nlargest shrink with recall@10 and every token budget (honest credit) "
+                   f"down <= {100 * self.limit:g} pt: "
+                   + (f"{best.name} ({100 * best.shrink:.1f}% fewer memories, "
                       f"{_pts(-best.drop(10))} pt)" if best else "none"))
-        out.append("(R@10 chars: the memories served first that fit in the characters of 10 "
-                   "average observations; union: a merge credited with all its sources' ids)")
+        out.append("(R@N tok: evidence in the first N whitespace tokens of retrieved text, the "
+                   "memory that does not fit cut; temporal moved: temporal questions whose "
+                   "evidence an active memory carries under another date; union: a merge "
+                   "credited with all its sources' ids)")
         return "\n".join(out)
 
 
@@ -466,24 +532,29 @@ def control_pool(pool: Sequence[Memory], config: Config, cache: EvalCache, *,
 
 def run_locomo(conversations: Sequence[Conversation], configs: Sequence[tuple[str, Config]],
                cache: EvalCache, ks: Sequence[int] = KS, limit: float = RECALL_LIMIT,
-               audit_size: int = AUDIT_SIZE, audit_seed: int = 0) -> LocomoReport:
+               audit_size: int = AUDIT_SIZE, audit_seed: int = 0,
+               budgets: Sequence[int] = TOKEN_BUDGETS) -> LocomoReport:
     """Evidence recall of the control and after one maintenance run, for each configuration.
 
     Every configuration embeds with its own ``[embedding]`` section (through ``cache``); the
     control is run once per ``[embedding]`` and ``[retrieve]`` pair. The run's ``now`` is one
-    day after the last session, so ages are the data's own.
+    day after the last session, so ages are the data's own. ``budgets``: the token budgets
+    of retrieved text scored (whitespace tokens).
     """
     if not conversations:
         raise InputError("no LoCoMo conversations to evaluate")
     if not configs:
         raise InputError("no configuration to evaluate")
+    if not budgets or min(budgets) < 1:
+        raise InputError("token budgets must be >= 1")
+    budgets = tuple(budgets)
     pool = [m for c in conversations for m in c.memories]
     sources = {m.id: m for m in pool}
     credits = {"honest": covered_ids(sources), "union": memory_dia_ids}
     questions = [q for c in conversations for q in c.questions if q.evidence]
     now = max(m.created_at for m in pool) + timedelta(days=1)
     results = []
-    controls: dict[Any, RecallTable] = {}
+    controls: dict[Any, tuple[RecallTable, list[Memory]]] = {}
     for name, config in configs:
         emb = config.embedding
         qvecs = cache.embed([q.text for q in questions], emb)
@@ -492,25 +563,31 @@ def run_locomo(conversations: Sequence[Conversation], configs: Sequence[tuple[st
         if key not in controls:
             log.info("locomo control: %d observations, maintenance off", len(pool))
             ctrl = control_pool(pool, config, cache, now=now)
-            controls[key] = score_pool(conversations, ctrl,
-                                       cache.embed([m.text for m in ctrl], emb), qmap,
-                                       config, ks, {"honest": credits["honest"]})["honest"]
-        before = controls[key]
+            controls[key] = (score_pool(conversations, ctrl,
+                                        cache.embed([m.text for m in ctrl], emb), qmap,
+                                        config, ks, {"honest": credits["honest"]},
+                                        budgets=budgets, sources=sources)["honest"], ctrl)
+        before, ctrl = controls[key]
         log.info("locomo %s: maintaining %d observations", name, len(pool))
         done = maintain(pool, config, cache, now=now)
         after = score_pool(conversations, done.active,
                            cache.embed([m.text for m in done.active], emb), qmap, config, ks,
-                           credits)
+                           credits, budgets=budgets, sources=sources)
         actions: dict[str, int] = {}
         for action in done.actions.values():
             actions[action] = actions.get(action, 0) + 1
         result = LocomoResult(
             name, config.hash(), len(pool), len(done.active), before, after["honest"],
-            after["union"], actions, chars_before=sum(len(m.text) for m in pool),
+            after["union"], actions, chars_before=sum(len(m.text) for m in ctrl),
             chars_after=sum(len(m.text) for m in done.active),
-            audit=audit_merges(done.active, sources, size=audit_size, seed=audit_seed))
+            audit=audit_merges(done.active, sources, size=audit_size, seed=audit_seed),
+            tokens_before=text_tokens(ctrl), tokens_after=text_tokens(done.active),
+            moved=moved_dates(questions, pool, done.active), budgets=budgets)
         results.append(result)
-        log.info("locomo %s: pool %d -> %d, recall@10 %.4f -> %.4f (union %.4f)", name,
-                 len(pool), len(done.active), before.overall[max(ks)],
-                 result.after.overall[max(ks)], result.after_union.overall[max(ks)])
+        top = metric(max(budgets), tokens=True)
+        log.info("locomo %s: pool %d -> %d, text %d -> %d tokens, %s %.4f -> %.4f, temporal "
+                 "moved %d/%d", name, len(pool), len(done.active), result.tokens_before,
+                 result.tokens_after, top, before.overall[top], result.after.overall[top],
+                 result.moved.moved if result.moved else 0,
+                 result.moved.questions if result.moved else 0)
     return LocomoReport(results, [c.sample_id for c in conversations], limit)
