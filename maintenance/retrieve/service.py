@@ -10,7 +10,7 @@ the outcome bonus and the freshness gate, so the answer carries the gate's decis
 (``SERVE``/``REFUSE`` and why) and each result its outcome evidence.
 
 :meth:`SearchService.feedback` records whether a served memory helped through the same code as
-``memmaint feedback`` (:func:`memmaint.maintenance.cli.feedback.record_batch`), so the next
+``memmaint feedback`` (:func:`memmaint.maintenance.retrieve.feedback.record_batch`), so the next
 search sees it. The pool is read again on every search: feedback, new memories and a
 nightly run between two calls are all seen.
 """
@@ -160,8 +160,8 @@ class SearchService:
         """Record that ``memory_id`` was used and whether it helped (``outcome``: success,
         failure or used), as ``memmaint feedback`` does; returns the memory as stored now.
         An unknown id or outcome is an :class:`InputError` and records nothing."""
-        from memmaint.maintenance.cli.feedback import OUTCOMES as SUCCESS
-        from memmaint.maintenance.cli.feedback import Feedback, record_batch
+        from memmaint.maintenance.retrieve.feedback import OUTCOMES as SUCCESS
+        from memmaint.maintenance.retrieve.feedback import Feedback, record_batch
 
         if outcome not in SUCCESS:
             raise InputError(f"outcome must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
