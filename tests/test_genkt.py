@@ -400,7 +400,7 @@ def test_a_strategys_first_compile_is_announced_once(tmp_path, monkeypatch, capl
         notice.done()
         assert "compiling GenKT's numba kernels (tree strategy) for this machine" in caplog.text
         assert "compiled GenKT's numba kernels (tree strategy) in" in caplog.text
-        assert list(tmp_path.glob("genkt-*-tree.compiled"))
+        assert list(tmp_path.glob("genkt-*-cluster.compiled"))
         caplog.clear()
         K.prepare("tree").done()  # compiled before: silent
         assert caplog.text == ""

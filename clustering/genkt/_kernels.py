@@ -424,7 +424,8 @@ def refresh_disk_cache(kernels: Sequence[Any], digest: str) -> bool:
 _prepared: dict[str, Any] = {}  # "digest" once the cache was checked in this process
 
 #: how long a strategy's first compilation takes on 2 cores (what the notice says)
-_COMPILE_TIME = {"graph": "about 60-120 s on 2 cores", "plane": "about 20-40 s on 2 cores"}
+_COMPILE_TIME = {"graph": "about 30-60 s on 2 cores", "plane": "about 5-10 s on 2 cores"}
+_FAMILY = {"nn": "cluster", "tree": "cluster"}
 
 
 def ensure_fresh() -> None:
@@ -449,6 +450,7 @@ def prepare(strategy: str) -> Any:
               if c is not None and hasattr(c, "cache_path")]
     if not caches:  # no disk cache (NUMBA_DISABLE_JIT): nothing compiles, nothing to say
         return CompileNotice(None)
-    marker = Path(caches[0].cache_path) / f"genkt-{_prepared['digest'][:16]}-{strategy}.compiled"
+    family = _FAMILY.get(strategy, strategy)  # strategies sharing one loop share its compile
+    marker = Path(caches[0].cache_path) / f"genkt-{_prepared['digest'][:16]}-{family}.compiled"
     return CompileNotice(marker, f"GenKT's numba kernels ({strategy} strategy)",
-                         _COMPILE_TIME.get(strategy, "about 40-90 s on 2 cores"))
+                         _COMPILE_TIME.get(strategy, "about 20-40 s on 2 cores"))

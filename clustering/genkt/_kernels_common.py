@@ -16,15 +16,29 @@ import numpy as np
 #: numba's decorator, typed once: its stubs have no overload for options given as ``**kwargs``
 #: and decorated functions are dispatchers, not the functions mypy sees
 njit: Callable[..., Any] = numba.njit
-_compile = njit(cache=True, nogil=True)
+_compile = njit(nogil=True)
 
 #: every kernel defined so far (``_kernels`` keeps their disk cache consistent)
 KERNELS: list[Any] = []
 
 
 def kernel(fn: Callable[..., Any]) -> Any:
-    """Compile ``fn`` as a kernel: nopython mode, GIL released, cached on disk."""
+    """Compile ``fn`` as a kernel: nopython mode, GIL released, cached on disk in memmaint's
+    cache folder (:func:`~memmaint.clustering.reduce._numba_cache.cache_dir`, UMAP's too)
+    whatever was imported first, so every process of a machine shares one compiled copy;
+    ``NUMBA_CACHE_DIR``, when set, wins (numba's own rule)."""
+    import os
+
+    from memmaint.clustering.reduce._numba_cache import cache_dir
+
     dispatcher = _compile(fn)
+    before = numba.config.CACHE_DIR  # type: ignore[attr-defined]
+    try:
+        if not os.environ.get("NUMBA_CACHE_DIR"):
+            numba.config.CACHE_DIR = str(cache_dir())  # type: ignore[attr-defined]
+        dispatcher.enable_caching()  # the cache's folder is chosen here, once
+    finally:
+        numba.config.CACHE_DIR = before  # type: ignore[attr-defined]
     KERNELS.append(dispatcher)
     return dispatcher
 

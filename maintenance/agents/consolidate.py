@@ -43,7 +43,7 @@ from memmaint.maintenance.agents.coverage import (
     stem,
     units,
 )
-from memmaint.maintenance.agents.samefact import SAME_FACT_COSINE, same_fact
+from memmaint.maintenance.agents.samefact import SAME_FACT_COSINE, same_fact, states_same_fact
 from memmaint.maintenance.agents.slots import Statement, relation, statement
 from memmaint.maintenance.agents.updates import RelationFn
 from memmaint.maintenance.core.config import AgentsConfig
@@ -137,13 +137,6 @@ def clause_covered(clause: Clause, kept: Sequence[Clause]) -> str | None:
         if vb is not None and (why := same_fact(clause.text, other.text, float(va @ vb))):
             return why
     return None
-
-
-def states_same_fact(a: str, b: str, cosine: float) -> bool:
-    """Whether a clause of ``a`` is said by a clause of ``b`` or the other way round (the
-    memories' ``cosine`` standing in for their clauses'): one fact, maybe refined."""
-    ca, cb = sentences(a) or [a], sentences(b) or [b]
-    return any(same_fact(x, y, cosine) or same_fact(y, x, cosine) for x in ca for y in cb)
 
 
 def _join(text: str, clause: str) -> str:

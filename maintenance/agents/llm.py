@@ -320,7 +320,7 @@ class _Tally:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.valid = self.invalid = self.cut_off = 0
-        self.causes: dict[tuple[str, int], str] = {}
+        self.causes: dict[str, str] = {}
 
     def reply(self, valid: bool, cut_off: bool) -> None:
         with self._lock:

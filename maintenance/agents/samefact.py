@@ -33,7 +33,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memmaint.maintenance.agents.coverage import Unit, stem, units
+from memmaint.maintenance.agents.coverage import Unit, sentences, stem, units
 
 if TYPE_CHECKING:
     from memmaint.maintenance.agents.slots import Statement
@@ -283,4 +283,11 @@ def _main_verb(text: str, verb: str) -> str:
 
 
 __all__ = ["CHANGE_COSINE", "HABIT", "SAME_FACT_COSINE", "anchors_agree", "same_fact",
-           "substitution", "value_change"]
+           "states_same_fact", "substitution", "value_change"]
+
+
+def states_same_fact(a: str, b: str, cosine: float) -> bool:
+    """Whether a clause of ``a`` is said by a clause of ``b`` or the other way round (the
+    memories' ``cosine`` standing in for their clauses'): one fact, maybe refined."""
+    ca, cb = sentences(a) or [a], sentences(b) or [b]
+    return any(same_fact(x, y, cosine) or same_fact(y, x, cosine) for x in ca for y in cb)

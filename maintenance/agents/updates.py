@@ -203,7 +203,7 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
     clusters whose sizes add up to at most ``regroup_max_size`` become one, otherwise the older
     memory alone moves to the newer one's cluster. A pool without such pairs is unchanged.
     """
-    from memmaint.maintenance.agents.consolidate import states_same_fact  # (it imports us)
+    from memmaint.maintenance.agents.samefact import states_same_fact
 
     out = np.asarray(labels, dtype=np.int64).copy()
     vecs = np.asarray(vectors, dtype=np.float64)
