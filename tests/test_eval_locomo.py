@@ -303,16 +303,19 @@ def test_cli_locomo_user_errors(cli, tmp_path):
 
 
 @pytest.mark.slow
-def test_default_rules_shrink_the_pool_within_one_recall_point(shared_data, cache):
-    """The claim with the real embedder over the dev half (PCA instead of UMAP to keep it
-    shorter; docs/evaluation.md has the full default run): honest recall@10 within a point
-    of the control, and no merge drops a source's content."""
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="issue #32 item 4 targets not met by the rule agents of 2026-11-27: "
+                   "recall at 100/200 tokens below the control, 6/140 temporal "
+                   "questions moved (docs/evaluation.md, LoCoMo headline)")
+def test_default_rules_meet_the_issue_32_targets_on_the_dev_half(shared_data, cache):
+    """The issue's LoCoMo claim with the real embedder over the dev half (PCA instead of UMAP
+    to keep it shorter; docs/evaluation.md has the full default run): the text shrinks,
+    recall at 100 and 200 tokens of retrieved text is not below the control, and no temporal
+    question's evidence moved to another date."""
     convs = load_locomo(shared_data)
     config = with_overrides(Config(), {"reduction.method": "pca"})
     (res,) = run_locomo(convs, [("default", config)], cache).results
-    print(f"pool {res.pool_before} -> {res.pool_after}, recall@10 "
-          f"{res.before.overall['recall@10']:.4f} -> {res.after.overall['recall@10']:.4f} "
-          f"(union {res.after_union.overall['recall@10']:.4f})")
-    assert res.pool_after < res.pool_before
-    assert res.within_limit()
-    assert res.audit is not None and res.audit.dropped == 0
+    print(res.targets(), f"text shrink {res.text_shrink:.3f}",
+          {k: -res.drop(k) for k in ("recall@100tok", "recall@200tok")},
+          res.moved.to_dict()["moved"] if res.moved else None)
+    assert all(res.targets().values())
