@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MergeHistory", "history_of"]
+__all__ = ["MergeHistory", "history_of", "split_large"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,3 +123,29 @@ def history_of(clusterer: Any) -> MergeHistory | None:
     """The merge history a fitted clusterer kept (its ``history_``), or ``None``."""
     history = getattr(clusterer, "history_", None)
     return history if isinstance(history, MergeHistory) else None
+
+
+def split_large(labels: Any, embeddings: Any, max_size: int,
+                history: MergeHistory | None = None) -> np.ndarray:
+    """``labels`` with every cluster of more than ``max_size`` members cut into pieces of at
+    most ``max_size``: along ``history`` (the clusterer's) when given, else along an
+    average-linkage history of the cluster's own embeddings (cosine distance), so a pool
+    clustered without a history (sharded) is cut the same way. Noise and small clusters are
+    untouched; new pieces get labels above the current maximum."""
+    out = np.array(labels, dtype=np.int64, copy=True)
+    if history is not None and history.n_inputs == out.size:
+        return history.split(out, max_size)
+    if max_size < 1 or out.size == 0:
+        return out
+    from scipy.cluster.hierarchy import linkage
+
+    E = np.asarray(embeddings, dtype=np.float64)
+    ids, counts = np.unique(out[out >= 0], return_counts=True)
+    next_label = int(out.max()) + 1
+    for label in ids[counts > max_size]:
+        members = np.flatnonzero(out == label)
+        local = MergeHistory.from_linkage(linkage(E[members], "average", metric="cosine"))
+        pieces = local.split(np.zeros(members.size, dtype=np.int64), max_size)
+        out[members] = np.where(pieces == 0, label, pieces - 1 + next_label)
+        next_label += int(pieces.max())
+    return out

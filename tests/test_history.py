@@ -122,3 +122,19 @@ def test_the_report_says_where_each_decided_memory_joined(tmp_path):
     step, dist = next(iter(out.joined.values()))
     table = decisions_table(out, width=200)
     assert "joined" in table.splitlines()[0] and f"step {step}, d={dist:.3g}" in table
+
+
+def test_split_large_without_a_history_uses_the_clusters_own_embeddings():
+    from memmaint.clustering.history import split_large
+
+    rng = np.random.default_rng(9)
+    centres = rng.normal(size=(3, 16))
+    E = np.vstack([c + 0.01 * rng.normal(size=(10, 16)) for c in centres])
+    labels = np.r_[np.zeros(30, dtype=np.int64), [-1, 1, 1]]
+    E = np.vstack([E, rng.normal(size=(3, 16))])
+    out = split_large(labels, E, 10)
+    assert (out[30:] == labels[30:]).all()  # noise and the small cluster untouched
+    groups = {frozenset(np.flatnonzero(out == p).tolist()) for p in np.unique(out[:30])}
+    assert groups == {frozenset(range(0, 10)), frozenset(range(10, 20)),
+                      frozenset(range(20, 30))}  # the three tight groups, whole
+    assert not set(out[:30].tolist()) & {-1, 1}

@@ -223,7 +223,8 @@ def test_clusters_over_max_cluster_size_are_counted_and_said(cli, store_db, tmp_
     conf = tmp_path / "llm.toml"
     out = tmp_path / "r.json"
     with StubServer() as server:
-        conf.write_text(llm_toml(server.url, max_cluster_size=2), encoding="utf-8")
+        conf.write_text(llm_toml(server.url, max_cluster_size=2, split_clusters=False),
+                        encoding="utf-8")
         res = cli("run", "--db", store_db, "--config", conf, "--force", "--dry-run",
                   "--report", out)
     assert res.exit_code == 0, res.output
@@ -234,3 +235,39 @@ def test_clusters_over_max_cluster_size_are_counted_and_said(cli, store_db, tmp_
     line = [ln for ln in res.stderr.splitlines() if "max_cluster_size" in ln
             and ln.startswith("memmaint: warning: LLM:")]
     assert len(line) == 1 and f"{llm['too_large']} cluster" in line[0]
+
+
+def test_a_cluster_of_200_reaches_the_llm_in_pieces(cli, tmp_path):
+    """Issue #36 item 4: clusters over max_cluster_size are cut along the clustering's merge
+    history into pieces the model reads, none of them left to the rules."""
+    from memmaint.maintenance.core.records import Memory
+    from openai_stub_server import prompt_ids
+
+    db = tmp_path / "big.db"
+    with SQLiteStore(db) as store:  # one topic said 200 times (one cluster), another 40 times
+        store.add_memories(
+            [Memory(text=f"Deploy checklist: run the smoke tests before the release train "
+                         f"leaves (note {i}).", id=f"a{i:03d}", namespace="ns")
+             for i in range(200)]
+            + [Memory(text=f"Customer Ana Lopez prefers invoices in euros, sent on the first "
+                           f"Monday (account {i}).", id=f"b{i:03d}", namespace="ns")
+               for i in range(40)])
+    conf = tmp_path / "llm.toml"
+    out = tmp_path / "r.json"
+    with StubServer() as server:
+        conf.write_text(llm_toml(server.url, max_cluster_size=60).replace(
+            "[clustering.hdbscan]\nmin_cluster_size = 2",
+            "[clustering.hdbscan]\nmin_cluster_size = 20"), encoding="utf-8")
+        res = cli("run", "--db", db, "--config", conf, "--force", "--dry-run",
+                  "--report", out)
+    assert res.exit_code == 0, res.output
+    report = RunReport.load(out)
+    assert report.stage("cluster").detail.get("split_for_planner") == 1
+    llm = report.primary.llm
+    assert llm["too_large"] == 0 and llm["planned_by_llm"] == llm["clusters_sent"]
+    sent = [prompt_ids(body) for body in server.requests]
+    assert sent and max(len(ids) for ids in sent) <= 60
+    big = {i for ids in sent for i in ids if i.startswith("a")}
+    assert len(big) >= 180  # the big cluster's members went to the model, in pieces
+    assert not [ln for ln in res.stderr.splitlines() if "max_cluster_size" in ln]
+

@@ -9,7 +9,8 @@ built-ins are ``rules`` (:func:`memmaint.maintenance.agents.rules.rules_agent`) 
 A factory with ``plans_in_chunks = True`` plans every cluster on its own and deterministically,
 so the job's executors may plan chunks of clusters on workers and join them
 (:func:`plans_in_chunks`; :func:`memmaint.maintenance.job.executors.plan_on`); any other
-backend is planned in one call.
+backend is planned in one call. A factory with ``cluster_size_limit(config)`` says how large
+a cluster it can read; the job splits larger ones first (:func:`cluster_size_limit`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,15 @@ def plans_in_chunks(config: Config | AgentsConfig | None) -> bool:
     """True when the configured backend may be planned in chunks of clusters on workers."""
     factory = AGENTS.get(agents_section(config).backend)
     return bool(getattr(factory, "plans_in_chunks", False))
+
+
+def cluster_size_limit(config: Config | AgentsConfig | None) -> int | None:
+    """The largest cluster the configured backend plans itself (a factory's
+    ``cluster_size_limit(config)``), or ``None`` for no limit: the job cuts larger clusters
+    into pieces of that size before planning (:func:`memmaint.clustering.history.split_large`)."""
+    factory = AGENTS.get(agents_section(config).backend)
+    limit = getattr(factory, "cluster_size_limit", None)
+    return limit(config) if callable(limit) else None
 
 
 def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings: Any,

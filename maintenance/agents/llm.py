@@ -518,6 +518,14 @@ def llm_agent(config: Config | Any) -> Callable[..., Plan]:
     return LLMAgent(config.llm, config.agents, fallback=config.job.llm_fallback).plan
 
 
+def _cluster_size_limit(config: Config | Any) -> int | None:
+    llm = config.llm if isinstance(config, Config) else None
+    return llm.max_cluster_size if llm is not None and llm.split_clusters else None
+
+
+llm_agent.cluster_size_limit = _cluster_size_limit  # type: ignore[attr-defined]
+
+
 __all__ = [
     "PLAN_SCHEMA",
     "SYSTEM_PROMPT",

@@ -323,7 +323,10 @@ class LLMConfig:
     max_tokens_param: str = _opt("max_tokens", choices=("max_tokens", "max_completion_tokens"),
                                  doc="the request field carrying the limit (OpenAI's newer "
                                      "models want max_completion_tokens)")
-    max_cluster_size: int = _opt(60, min=2, doc="larger clusters are planned by the rules")
+    max_cluster_size: int = _opt(60, min=2, doc="the largest cluster sent to the model")
+    split_clusters: bool = _opt(True, doc="cut larger clusters into pieces of max_cluster_size "
+                                "along the clustering's merge history (false: the rules plan "
+                                "them, counted in the report)")
     call_deadline_s: float = _opt(120.0, min=0.1, doc=(
         "wall-clock limit on one LLM call, every retry and every slow read included"))
     run_deadline_s: float = _opt(1800.0, min=0.1, doc=(

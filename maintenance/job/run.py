@@ -182,6 +182,30 @@ def _cluster(pool: Pool, config: Config, stages: Stages, prefix: str,
     return Clustered(labels, reduced, warnings, histories)
 
 
+def _split_for_planner(pool: Pool, clustered: Clustered, config: Config, stages: Stages,
+                       prefix: str) -> None:
+    """Cut clusters larger than the backend reads (``dispatch.cluster_size_limit``: the LLM's
+    ``max_cluster_size``) into pieces along each namespace's merge history, so they reach the
+    model instead of the rules; the cluster stage counts them (``split_for_planner``)."""
+    from memmaint.clustering.history import split_large
+    from memmaint.maintenance.agents.dispatch import cluster_size_limit
+
+    limit = cluster_size_limit(config)
+    if limit is None:
+        return
+    assert pool.vectors is not None
+    with stages(f"{prefix}cluster") as st:
+        for ns, idx in pool.by_namespace.items():
+            local = clustered.labels[idx]
+            sizes = np.bincount(local[local >= 0]) if (local >= 0).any() else np.zeros(0)
+            too_big = int(np.count_nonzero(sizes > limit))
+            if not too_big:
+                continue
+            clustered.labels[idx] = split_large(local, pool.vectors[idx], limit,
+                                                clustered.histories.get(ns))
+            st.detail["split_for_planner"] = int(st.detail.get("split_for_planner", 0)) + too_big
+
+
 def _plan(pool: Pool, labels: np.ndarray, config: Config, now: datetime | None,
           executor: Any = None) -> Any:
     """Plan with the backend ``config.agents.backend`` names (the LLM module only when used)."""
@@ -216,6 +240,7 @@ def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
     clustered.labels = group_updates(  # an update and what it replaces are planned together
         pool.memories, clustered.labels, pool.vectors, agents_config.agents,
         pool.by_namespace.values())
+    _split_for_planner(pool, clustered, agents_config, stages, prefix)
     n_groups = sum(len(set(lab[lab >= 0].tolist())) + int(np.count_nonzero(lab < 0))
                    for lab in (clustered.labels[i] for i in pool.by_namespace.values()))
     _tick(progress, f"{prefix}plan", 0, n_groups)  # counted in clusters (noise: singletons)
