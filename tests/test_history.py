@@ -135,6 +135,6 @@ def test_split_large_without_a_history_uses_the_clusters_own_embeddings():
     out = split_large(labels, E, 10)
     assert (out[30:] == labels[30:]).all()  # noise and the small cluster untouched
     groups = {frozenset(np.flatnonzero(out == p).tolist()) for p in np.unique(out[:30])}
-    assert groups == {frozenset(range(0, 10)), frozenset(range(10, 20)),
+    assert groups == {frozenset(range(10)), frozenset(range(10, 20)),
                       frozenset(range(20, 30))}  # the three tight groups, whole
     assert not set(out[:30].tolist()) & {-1, 1}

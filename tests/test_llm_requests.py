@@ -240,8 +240,9 @@ def test_clusters_over_max_cluster_size_are_counted_and_said(cli, store_db, tmp_
 def test_a_cluster_of_200_reaches_the_llm_in_pieces(cli, tmp_path):
     """Issue #36 item 4: clusters over max_cluster_size are cut along the clustering's merge
     history into pieces the model reads, none of them left to the rules."""
-    from memmaint.maintenance.core.records import Memory
     from openai_stub_server import prompt_ids
+
+    from memmaint.maintenance.core.records import Memory
 
     db = tmp_path / "big.db"
     with SQLiteStore(db) as store:  # one topic said 200 times (one cluster), another 40 times

@@ -441,10 +441,10 @@ class LocomoReport:
         temporal evidence moved), the per-memory table, the per-category table of the first
         configuration against its control, and the best configuration."""
         budgets = self.results[0].budgets if self.results else TOKEN_BUDGETS
-        toks = [metric(b, tokens=True) for b in budgets]
+        toks = [metric(budget, tokens=True) for budget in budgets]
         head = ["config", "memories", "tokens", "text shrink"]
-        for b in budgets:
-            head += [f"R@{b} tok", f"dR@{b} tok pt"]
+        for budget in budgets:
+            head += [f"R@{budget} tok", f"dR@{budget} tok pt"]
         head += ["temporal moved", "temporal gone", "#32 targets"]
         rows: list[list[Any]] = []
         mem_rows: list[list[Any]] = []
