@@ -145,7 +145,7 @@ def test_run_and_runs_show_print_the_decisions_table(cli, setup):
     res = cli("run", "--db", db, "--config", fast, "--decisions")
     assert res.exit_code == 0, res.output
     header = next(line for line in res.stdout.splitlines() if line.startswith("id "))
-    assert header.split() == ["id", "action", "target", "agent", "reason", "text"]
+    assert header.split() == ["id", "action", "target", "agent", "reason", "joined", "text"]
     assert "merge" in res.stdout and "\x1b" not in res.stdout and "\\x1b[31mred" in res.stdout
     with SQLiteStore(db) as store:
         run_id = store.list_runs(limit=1)[0].run_id

@@ -199,7 +199,8 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
     namespace-local).
 
     Candidates share a name slot and holder, or a name that one of them says was switched
-    from; a noise memory joins its partner's cluster (two noise memories form a new one), two
+    from; nearest neighbours that state the same fact (restatements) are also grouped, but
+    only with ``regroup_noise`` on (the user's switch for grouping what clustering left apart); a noise memory joins its partner's cluster (two noise memories form a new one), two
     clusters whose sizes add up to at most ``regroup_max_size`` become one, otherwise the older
     memory alone moves to the newer one's cluster. A pool without such pairs is unchanged.
     """
@@ -245,8 +246,9 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
             found = change_between(st_of[a], st_of[b], cos, cfg)
             if found is not None and found.kind == "distinct":
                 continue
+            # a restatement joins only where the user lets noise be regrouped; an update always
             if (found is None or found.kind != "change") and not (
-                    (a, b) in same_pairs
+                    cfg.regroup_noise and (a, b) in same_pairs
                     and states_same_fact(memories[a].text, memories[b].text, cos)):
                 continue
             old, new = (a, b) if memories[a].created_at <= memories[b].created_at else (b, a)
