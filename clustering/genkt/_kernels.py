@@ -45,7 +45,8 @@ Bounding-box lower bounds are summed in the same order as distances, so rounding
 make a pruned point nearer than its box's bound.
 
 Files: ``_kernels_common`` (compilation, table layouts, canonical arithmetic, tournament,
-cached neighbours, recombination), ``_kernels_brute`` (the ``nn`` back end),
+cached neighbours, the merge step every loop shares: ``record_merge``, ``detach_pair``,
+``recombine``), ``_kernels_brute`` (the ``nn`` back end),
 ``_kernels_tree`` (the k-d tree), ``_kernels_caches`` (neighbour caches and the tree's
 forward/reverse queries), this module (the clustering loop, history utilities; the names the
 estimator uses), the ``plane`` strategy (2-D, no cosine cut: the k-d tree with climbing
@@ -109,15 +110,15 @@ from memmaint.clustering.genkt._kernels_common import (
     NND2,
     NONE,
     OID,
-    RHEAD,
-    RNEXT,
     SCAN,
     WP,
     W,
+    detach_pair,
     final_objects,
     kernel,
     quantise,
     recombine,
+    record_merge,
     set_nn,
     tour_build,
     tour_update,
@@ -243,27 +244,10 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
             continue
         step = steps
         t = I[s, NN]
-        hist_lo[step] = min(I[s, OID], I[t, OID])
-        hist_hi[step] = max(I[s, OID], I[t, OID])
-        hist_q[step] = F[s, CQ]
-        hist_d2[step] = F[s, NND2]
+        record_merge(step, I[s, OID], I[t, OID], F[s, CQ], F[s, NND2], hist_lo, hist_hi,
+                     hist_q, hist_d2)
         steps += 1
-        # slots whose neighbour dies (their back-pointer lists are dropped wholesale)
-        nL = 0
-        for which in range(2):
-            r = I[s if which == 0 else t, RHEAD]
-            while r >= 0:
-                if r != s and r != t:
-                    L[nL] = r
-                    nL += 1
-                    I[r, NN] = -1
-                r = I[r, RNEXT]
-        if I[t, NN] >= 0 and I[t, NN] != s:
-            set_nn(t, I[t, NN] * 0 + NONE, R2, I, F)
-        I[s, RHEAD] = -1
-        I[t, RHEAD] = -1
-        I[s, NN] = -1
-        I[t, NN] = -1
+        nL = detach_pair(s, t, R2, I, F, L)  # slots whose neighbour dies, listed in L
         if use_tree:
             tree_delete(s, x, I, T, B)
             tree_delete(t, x, I, T, B)

@@ -299,6 +299,44 @@ def set_nn(i, j, d2, I, F):
     F[i, NND2] = d2
 
 
+# ---------------------------------------------------------------- the merge step
+# What every strategy's loop does when it merges, written once (FastJet's one recombination
+# step): record the merge in the history, then (slot-table loops) detach the pair.
+
+@kernel
+def record_merge(step, oa, ob, q, d2, hist_lo, hist_hi, hist_q, hist_d2):
+    """Merge ``step`` of the history: the two objects' ids (lower first), its d_ij numerator
+    ``q`` and squared distance ``d2``."""
+    hist_lo[step] = min(oa, ob)
+    hist_hi[step] = max(oa, ob)
+    hist_q[step] = q
+    hist_d2[step] = d2
+
+
+@kernel
+def detach_pair(s, t, R2, I, F, L):
+    """Before slots ``s`` (survivor) and ``t`` merge: every other slot whose cached neighbour
+    is s or t loses it and is listed in ``L`` for a new search (the pair's back-pointer lists
+    are dropped wholesale), t's own neighbour entry is released, and both slots' links are
+    cleared. Returns how many slots ``L`` lists."""
+    nL = 0
+    for which in range(2):
+        r = I[s if which == 0 else t, RHEAD]
+        while r >= 0:
+            if r != s and r != t:
+                L[nL] = r
+                nL += 1
+                I[r, NN] = -1
+            r = I[r, RNEXT]
+    if I[t, NN] >= 0 and I[t, NN] != s:
+        set_nn(t, I[t, NN] * 0 + NONE, R2, I, F)
+    I[s, RHEAD] = -1
+    I[t, RHEAD] = -1
+    I[s, NN] = -1
+    I[t, NN] = -1
+    return nL
+
+
 @kernel
 def accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2):
     """dist2 of j if it beats the current best (bd, best_oid; -1: none) as i's neighbour,

@@ -85,6 +85,7 @@ from memmaint.clustering.genkt._kernels_common import (
     kernel,
     quantise,
     recombine,
+    record_merge,
     wpow,
 )
 from memmaint.clustering.genkt._kernels_graph_heap import (
@@ -508,10 +509,8 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0,
             b = EI[f, TGT]
             oa = I[a, OID]
             ob = I[b, OID]
-            hist_lo[steps] = min(oa, ob)
-            hist_hi[steps] = max(oa, ob)
-            hist_q[steps] = EF[f, EQ]
-            hist_d2[steps] = EF[f, ED2]
+            record_merge(steps, oa, ob, EF[f, EQ], EF[f, ED2], hist_lo, hist_hi, hist_q,
+                         hist_d2)
             if F[b, W] > F[a, W] or (F[b, W] == F[a, W] and ob < oa):
                 a, b = b, a
             s, u = a, b  # s, the heavier (recombine's rule), keeps the merged object

@@ -55,19 +55,18 @@ from memmaint.clustering.genkt._kernels_common import (
     N_ICOLS,
     NN,
     NND2,
-    NONE,
     OID,
     PARENT,
-    RHEAD,
     RIGHT,
-    RNEXT,
     SDIM,
     SVAL,
     WP,
     W,
+    detach_pair,
     final_objects,
     kernel,
     recombine,
+    record_merge,
     set_nn,
     tour_build,
     tour_update,
@@ -336,26 +335,10 @@ def plane_cluster(x, w, twop, R2, wta, leaf_size, max_steps):
             break
         step = steps
         t = I[s, NN]
-        hist_lo[step] = min(I[s, OID], I[t, OID])
-        hist_hi[step] = max(I[s, OID], I[t, OID])
-        hist_q[step] = F[s, CQ]
-        hist_d2[step] = F[s, NND2]
+        record_merge(step, I[s, OID], I[t, OID], F[s, CQ], F[s, NND2], hist_lo, hist_hi,
+                     hist_q, hist_d2)
         steps += 1
-        nL = 0
-        for which in range(2):
-            r = I[s if which == 0 else t, RHEAD]
-            while r >= 0:
-                if r != s and r != t:
-                    L[nL] = r
-                    nL += 1
-                    I[r, NN] = -1
-                r = I[r, RNEXT]
-        if I[t, NN] >= 0 and I[t, NN] != s:
-            set_nn(t, I[t, NN] * 0 + NONE, R2, I, F)
-        I[s, RHEAD] = -1
-        I[t, RHEAD] = -1
-        I[s, NN] = -1
-        I[t, NN] = -1
+        nL = detach_pair(s, t, R2, I, F, L)  # slots whose neighbour dies, listed in L
         a0 = x[s, 0]
         a1 = x[s, 1]
         b0 = x[t, 0]
