@@ -272,3 +272,30 @@ def test_a_cluster_of_200_reaches_the_llm_in_pieces(cli, tmp_path):
     assert len(big) >= 180  # the big cluster's members went to the model, in pieces
     assert not [ln for ln in res.stderr.splitlines() if "max_cluster_size" in ln]
 
+
+
+def test_the_dry_run_plan_and_review_page_state_the_llm_cost_per_namespace(cli, tmp_path):
+    """Issue #36 item 5: what the LLM backend spends, per namespace, before anything is
+    applied: on `run --dry-run`, on `memmaint plan` and on the review page."""
+    db = tmp_path / "two.db"
+    with SQLiteStore(db) as store:
+        store.add_memories(job_pool("alpha") + job_pool("beta", copies=2))
+    conf = tmp_path / "llm.toml"
+    out = tmp_path / "r.json"
+    with StubServer() as server:
+        conf.write_text(llm_toml(server.url), encoding="utf-8")
+        dry = cli("run", "--db", db, "--config", conf, "--force", "--dry-run", "--report", out)
+        planned = cli("plan", "--db", db, "--config", conf, "-o", tmp_path / "plan.json")
+        page = cli("review", tmp_path / "plan.json", "-o", tmp_path / "review.html")
+    assert dry.exit_code == 0 and planned.exit_code == 0 and page.exit_code == 0
+    llm = RunReport.load(out).primary.llm
+    per = llm["by_namespace"]
+    assert set(per) == {"alpha", "beta"}
+    assert sum(v["llm_calls"] for v in per.values()) == llm["llm_calls"] > 0
+    assert sum(v["tokens_in"] for v in per.values()) == llm["tokens_in"]
+    line = [ln for ln in dry.stdout.splitlines() if ln.startswith("LLM cost:")]
+    assert len(line) == 1 and f"{llm['llm_calls']} calls" in line[0]
+    assert f"alpha: {per['alpha']['llm_calls']} calls" in line[0] and "beta:" in line[0]
+    assert [ln for ln in planned.stdout.splitlines() if ln.startswith("LLM cost:")]
+    html = (tmp_path / "review.html").read_text(encoding="utf-8")
+    assert "LLM cost:" in html and "alpha:" in html and "beta:" in html

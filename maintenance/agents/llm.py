@@ -386,8 +386,9 @@ class LLMAgent:
         def work(i: int) -> tuple[int, ClusterPlan]:
             cluster = base.clusters[i]
             mems = [by_key[(cluster.namespace, m)] for m in cluster.memory_ids]
-            return i, self._plan_cluster(client, cluster, mems, now, base.plan_id, broken,
-                                         run_end, tally)
+            with usage.scope(cluster.namespace):  # the cost per namespace, for the review
+                return i, self._plan_cluster(client, cluster, mems, now, base.plan_id,
+                                             broken, run_end, tally)
 
         clusters = list(base.clusters)
         if jobs:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -44,22 +45,41 @@ class LLMError(MemmaintError):
 
 @dataclass
 class Usage:
-    """Calls and tokens, summed across clusters (thread-safe)."""
+    """Calls and tokens, summed across clusters (thread-safe), and per namespace: calls made
+    inside ``with usage.scope(namespace):`` (per thread) also count for that namespace."""
 
     llm_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     estimated: bool = False
     http_retries: int = 0
+    by_namespace: dict[str, dict[str, int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _scope: threading.local = field(default_factory=threading.local, repr=False)
+
+    @contextmanager
+    def scope(self, namespace: str) -> Iterator[None]:
+        """Count this thread's calls for ``namespace`` too while the block runs."""
+        self._scope.namespace = namespace
+        try:
+            yield
+        finally:
+            self._scope.namespace = None
 
     def add(self, tokens_in: int, tokens_out: int, estimated: bool) -> None:
         """Count one answered call."""
+        namespace = getattr(self._scope, "namespace", None)
         with self._lock:
             self.llm_calls += 1
             self.tokens_in += tokens_in
             self.tokens_out += tokens_out
             self.estimated = self.estimated or estimated
+            if namespace is not None:
+                ns = self.by_namespace.setdefault(
+                    namespace, {"llm_calls": 0, "tokens_in": 0, "tokens_out": 0})
+                ns["llm_calls"] += 1
+                ns["tokens_in"] += tokens_in
+                ns["tokens_out"] += tokens_out
 
     def retry(self) -> None:
         """Count one HTTP retry."""
@@ -70,7 +90,8 @@ class Usage:
         """The counters, for the plan report."""
         return {"llm_calls": self.llm_calls, "tokens_in": self.tokens_in,
                 "tokens_out": self.tokens_out, "tokens_estimated": self.estimated,
-                "http_retries": self.http_retries}
+                "http_retries": self.http_retries,
+                "by_namespace": {ns: dict(v) for ns, v in sorted(self.by_namespace.items())}}
 
 
 class Completion(NamedTuple):

@@ -74,6 +74,22 @@ def summary_line(llm: Mapping[str, Any]) -> str | None:
             f"{llm.get('tokens_in', 0)}+{llm.get('tokens_out', 0)} tokens")
 
 
+def cost_line(usage: Mapping[str, Any]) -> str | None:
+    """What the LLM backend spent on a plan, in one line, per namespace (``None`` when it
+    made no call): ``LLM cost: 14 calls, 9120+2210 tokens (a: 9 calls, 6000+1500; b: ...)``.
+    A dry run makes the same calls as the real run would, so this is what applying costs."""
+    calls = int(usage.get("llm_calls") or 0)
+    if not calls:
+        return None
+    per = usage.get("by_namespace") or {}
+    parts = [f"{ns}: {int(v.get('llm_calls', 0))} calls, {int(v.get('tokens_in', 0))}+"
+             f"{int(v.get('tokens_out', 0))}" for ns, v in sorted(per.items())]
+    estimated = " (estimated)" if usage.get("tokens_estimated") else ""
+    return (f"LLM cost: {calls} calls, {int(usage.get('tokens_in') or 0)}+"
+            f"{int(usage.get('tokens_out') or 0)} tokens{estimated}"
+            + (f" ({'; '.join(parts)})" if parts else ""))
+
+
 def check_fallback(report: Mapping[str, Any], policy: str, url: str) -> None:
     """Raise :class:`LLMFallbackError` when ``job.llm_fallback`` (``policy``) forbids what
     the LLM plan's ``report`` shows (see the module's docstring)."""

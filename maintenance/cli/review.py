@@ -61,6 +61,11 @@ def plan_cmd(ctx: click.Context, db: str, config_path: str | None,
     what = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "no changes"
     click.echo(f"plan {pf.plan_id}: {len(pf.plan.clusters)} clusters, "
                f"{sum(counts.values())} actions to review ({what}); wrote {output}")
+    from memmaint.maintenance.agents.llm_report import cost_line
+
+    cost = cost_line(pf.plan.report.get("usage") or {})
+    if cost:
+        click.echo(for_terminal(cost))
 
 
 @click.command("review")

@@ -218,6 +218,11 @@ def _llm_line(report: Any) -> None:
     line = summary_line(report.primary.llm) if report.primary is not None else None
     if line:
         click.echo(f"memmaint: warning: {for_terminal(line)}", err=True)
+    from memmaint.maintenance.agents.llm_report import cost_line
+
+    cost = cost_line(report.primary.llm) if report.primary is not None else None
+    if cost:  # what the LLM backend spent (a dry run: what applying the plan costs)
+        click.echo(for_terminal(cost))
 
 
 def _write_html(path: str, report: Any) -> None:

@@ -172,9 +172,14 @@ def render_review(pf: PlanFile) -> str:
     """The review page of a plan file (a complete HTML document)."""
     items = review_items(pf)
     data = {"plan_id": pf.plan_id, "items": items}
+    from memmaint.maintenance.agents.llm_report import cost_line
+
     head = (f"plan {pf.plan_id} of {redact_url(pf.store_url) or 'a store'}, made "
             f"{format_time(pf.created_at)}, config {pf.config_hash}; "
             f"{len(items)} actions to review")
+    cost = cost_line(pf.plan.report.get("usage") or {})
+    if cost:
+        head += f"; {cost}"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
