@@ -198,15 +198,21 @@ def scenarios_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
 
 @eval_group.command("outcomes")
 @_common
+@click.option("--part", type=click.Choice(["written", "dev", "validation"]), default="written",
+              show_default=True,
+              help="written: the 30 written pairs; dev: the generated tuning part; "
+                   "validation: the generated held-apart part (other domains and templates).")
 def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
                  overrides: tuple[str, ...], json_path: str | None, data_dir: str | None,
-                 cache_path: str | None) -> None:
-    """Adversarial advice: good advice with successes against closer advice that failed."""
-    from memmaint.maintenance.evaluation.outcomes import run_outcomes
+                 cache_path: str | None, part: str) -> None:
+    """Adversarial advice: good advice with successes against closer advice that failed;
+    with --part dev|validation also off-topic proven memories and stale-only topics."""
+    from memmaint.maintenance.evaluation.outcomes import run_outcome_devset, run_outcomes
 
     configs = _configs(("default", Config()), config_paths, grid, overrides)
     with EvalCache(cache_path) as cache:
-        report = run_outcomes(configs, cache)
+        report: Any = (run_outcomes(configs, cache) if part == "written"
+                       else run_outcome_devset(configs, cache, part))
     click.echo(report.format())
     _write_json(json_path, report.to_dict())
 

@@ -141,3 +141,166 @@ def run_outcomes(configs: Sequence[tuple[str, Config]], cache: EvalCache,
                 after_first=good in active_ids and _first(after, s.query, q, good)))
         report.rows[name] = rows
     return report
+
+
+# --- the generated dev set (``--part dev|validation``) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class DevAdviceRow:
+    """One advice need of the generated set under one configuration."""
+
+    scenario: str
+    namespace: str
+    cos_good: float
+    cos_bad: float
+    pair_cosine: float
+    first: str
+    good_first: bool
+    off_topic_first: bool
+    bad_retired: bool
+    good_retired: bool
+    after_first: bool
+
+
+@dataclass(frozen=True)
+class DevTopicRow:
+    """One stale-only topic: refused without a fresh answer, fresh answer served with one."""
+
+    topic: str
+    sim_stale: float
+    sim_loose: float
+    decision: str
+    first: str
+    off_topic_first: bool
+    control_first: str
+
+    @property
+    def refused(self) -> bool:
+        return self.decision == "REFUSE"
+
+    @property
+    def control_served(self) -> bool:
+        return self.control_first.endswith("-fresh")
+
+
+@dataclass
+class DevReport:
+    """Per configuration, the advice rows and the topic rows of one part."""
+
+    part: str
+    advice: dict[str, list[DevAdviceRow]] = field(default_factory=dict)
+    topics: dict[str, list[DevTopicRow]] = field(default_factory=dict)
+
+    def totals(self, name: str) -> dict[str, Any]:
+        rows, tops = self.advice[name], self.topics[name]
+        pair = np.array([r.pair_cosine for r in rows])
+        gap = np.array([r.cos_bad - r.cos_good for r in rows])
+        return {"needs": len(rows), "topics": len(tops),
+                "bad_closer": sum(r.cos_bad > r.cos_good for r in rows),
+                "good_first": sum(r.good_first for r in rows),
+                "after_first": sum(r.after_first for r in rows),
+                "bad_retired": sum(r.bad_retired for r in rows),
+                "good_retired": sum(r.good_retired for r in rows),
+                "off_topic_first": (sum(r.off_topic_first for r in rows)
+                                    + sum(t.off_topic_first for t in tops)),
+                "stale_refused": sum(t.refused for t in tops),
+                "control_served": sum(t.control_served for t in tops),
+                "pair_cosine": [round(float(x), 2) for x in (pair.min(), np.median(pair),
+                                                             pair.max())],
+                "query_gap": [round(float(x), 2) for x in (gap.min(), np.median(gap),
+                                                           gap.max())]}
+
+    def format(self) -> str:
+        header = ["config", "good first", "after maint.", "bad retired", "good retired",
+                  "proven first off topic", "stale-only refused", "fresh served"]
+        rows = []
+        for name in self.advice:
+            t = self.totals(name)
+            n, m = t["needs"], t["topics"]
+            rows.append([name, f"{t['good_first']}/{n}", f"{t['after_first']}/{n}",
+                         f"{t['bad_retired']}/{n}", f"{t['good_retired']}/{n}",
+                         f"{t['off_topic_first']}/{n + m}", f"{t['stale_refused']}/{m}",
+                         f"{t['control_served']}/{m}"])
+        out = [f"part {self.part}", format_table(header, rows)]
+        for name in self.advice:
+            t = self.totals(name)
+            out.append(f"\n{name}: good/bad cosine min/median/max {t['pair_cosine']}, query gap "
+                       f"(bad - good) {t['query_gap']}, bad closer {t['bad_closer']}/"
+                       f"{t['needs']}")
+            out.append(format_table(
+                ["need", "cos good", "cos bad", "pair", "first", "bad retired", "after"],
+                [[r.scenario, f"{r.cos_good:.2f}", f"{r.cos_bad:.2f}", f"{r.pair_cosine:.2f}",
+                  r.first, _mark(r.bad_retired), _mark(r.after_first)]
+                 for r in self.advice[name]]))
+            out.append(format_table(
+                ["topic", "sim stale", "sim loose", "decision", "first", "with fresh answer"],
+                [[r.topic, f"{r.sim_stale:.2f}", f"{r.sim_loose:.2f}", r.decision, r.first,
+                  r.control_first] for r in self.topics[name]]))
+        return "\n".join(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: {"part": self.part, "totals": self.totals(name),
+                       "needs": [dict(r.__dict__) for r in self.advice[name]],
+                       "topics": [dict(t.__dict__) for t in self.topics[name]]}
+                for name in self.advice}
+
+
+def _top(retriever: Retriever, query: str, vector: np.ndarray) -> tuple[str, Memory | None]:
+    served = retriever.search(query, query_vector=vector, now=NOW)
+    return served.decision, (served[0].memory if len(served) else None)
+
+
+def _off_topic(first: Memory | None, scenario: str) -> bool:
+    """Served first a proven memory (one that has helped) of another need or topic."""
+    return (first is not None and first.metadata.get("scenario") != scenario
+            and first.successes > 0)
+
+
+def run_outcome_devset(configs: Sequence[tuple[str, Config]], cache: EvalCache,
+                       part: str = "dev") -> DevReport:
+    """Evaluate every configuration on one part of the generated set
+    (:func:`memmaint.datasets.outcome_devset.load_devset`): each seed is one shared namespace
+    with all needs and topics of the part; maintenance runs once over the whole pool."""
+    from memmaint.datasets.outcome_devset import load_devset
+
+    dev = load_devset(part)
+    pool: list[Memory] = [m for ns, s in dev.scenarios for m in s.memories(NOW, ns)]
+    pool += [m for ns, t in dev.topics for m in t.memories(NOW, ns)]
+    control = pool + [m for ns, t in dev.topics for m in t.memories(NOW, ns, control=True)
+                      if m.id.endswith("-fresh")]
+    queries = [s.query for _ns, s in dev.scenarios] + [t.query for _ns, t in dev.topics]
+    report = DevReport(part)
+    for name, config in configs:
+        embedder = cache.embedder(config.embedding)
+        vectors = cache.embed([m.text for m in control], config.embedding)
+        qv = cache.embed(queries, config.embedding)
+        by_id = {m.id: i for i, m in enumerate(control)}
+        before = Retriever(pool, vectors[:len(pool)], embedder, config)
+        with_fresh = Retriever(control, vectors, embedder, config)
+        done = maintain(pool, config, cache, now=NOW)
+        active = {m.id for m in done.active}
+        after = Retriever(done.active, cache.embed([m.text for m in done.active],
+                                                   config.embedding), embedder, config)
+        rows = []
+        for (_ns, s), q in zip(dev.scenarios, qv):
+            good, bad = by_id[f"{s.id}-good"], by_id[f"{s.id}-bad"]
+            _d, first = _top(before, s.query, q)
+            _d, first_after = _top(after, s.query, q)
+            rows.append(DevAdviceRow(
+                s.id, _ns, float(vectors[good] @ q), float(vectors[bad] @ q),
+                float(vectors[good] @ vectors[bad]), first.id if first else "-",
+                first is not None and first.id == f"{s.id}-good", _off_topic(first, s.id),
+                f"{s.id}-bad" not in active, f"{s.id}-good" not in active,
+                first_after is not None and first_after.id == f"{s.id}-good"))
+        tops = []
+        for (_ns, t), q in zip(dev.topics, qv[len(dev.scenarios):]):
+            decision, first = _top(before, t.query, q)
+            _d, cfirst = _top(with_fresh, t.query, q)
+            tops.append(DevTopicRow(
+                t.id, float(vectors[by_id[f"{t.id}-stale"]] @ q),
+                float(vectors[by_id[f"{t.id}-loose"]] @ q), decision,
+                first.id if first else "-", _off_topic(first, t.id),
+                cfirst.id if cfirst else "-"))
+        report.advice[name], report.topics[name] = rows, tops
+    return report

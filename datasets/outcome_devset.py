@@ -1,0 +1,260 @@
+"""A generated dev set of outcome scenarios, with a held-apart validation part.
+
+Wider than :mod:`memmaint.datasets.outcome_scenarios` (written pairs): here the scenarios are
+instantiated from templates and seeds, so the set is reproducible and can grow. Two kinds:
+
+- **advice needs**: a query, advice that worked (``good``) and advice that failed (``bad``)
+  whose text echoes the query's own words, so the query favours the bad advice (the trap of a
+  similarity-only retriever). The templates vary how much the bad advice echoes the query and
+  how much the two advices share, to cover a good/bad cosine of about 0.2-0.7 and query gaps
+  up to about 0.6 (measured, not assumed: ``memmaint eval outcomes`` prints both).
+- **stale-only topics**: a query whose only answers are stale (an expired or ``STALE_WARN``
+  price or availability note) plus a *loosely related* fresh note of the same domain
+  (a real memory on a neighbouring subject), where the right answer is ``REFUSE``. Each
+  topic has a control twin in which a fresh answer exists and must be served.
+
+Every seed gives one shared namespace holding all needs and topics of its part (several
+needs, several domains, one pool), so proven advice of one need is a distractor for every
+other query. The ``dev`` part (tuning) and the ``validation`` part use *different domains and
+templates*, not just other seeds; choices are made on ``dev`` only.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from memmaint.datasets.outcome_scenarios import Advice, OutcomeScenario
+from memmaint.maintenance.core.records import Memory
+
+PARTS = ("dev", "validation")
+SEEDS = (0, 1)
+
+# (domain, query, good, bad); {a} and {b} are filled per seed from the domain's slot list.
+# The bad advice restates the query; the good advice says what works in other words.
+_NEEDS: dict[str, list[tuple[str, str, str, str]]] = {
+    "dev": [
+        ("deploys", "How do I roll back a broken {a} deploy?",
+         "Redeploy the previous release tag of {a} from the pipeline; it takes two minutes.",
+         "To roll back a broken {a} deploy, edit the files on the production host by hand."),
+        ("deploys", "Why does the {a} build fail on the CI runner?",
+         "The CI runner image lacks the {b} toolchain; pin the image version in the workflow.",
+         ("The {a} build fails on the CI runner because CI is flaky; rerun the build until "
+         "it passes.")),
+        ("deploys", "How should I rotate the {a} database password?",
+         "Create a second credential, switch the {a} service to it, then revoke the old one.",
+         "Rotate the {a} database password by changing the password in place during the day."),
+        ("deploys", "What do I do when {a} runs out of disk?",
+         "Old container images fill the {a} volume; prune them with the weekly cleanup job.",
+         "When {a} runs out of disk, delete the log folder of {a} and restart it."),
+        ("billing", "A customer was charged twice for {a}, what do I do?",
+         "Refund the duplicate from the payments console and tag the ticket {b}.",
+         ("When a customer was charged twice for {a}, tell them the second charge will "
+         "disappear.")),
+        ("billing", "How do I change the billing email on a {a} account?",
+         "Owners edit it under Settings, Organisation; support cannot change it for them.",
+         "To change the billing email on a {a} account, ask support to update the email."),
+        ("billing", "Can a {a} customer get an invoice in euros?",
+         "Invoices follow the currency of the contract; sales must amend the contract first.",
+         "Yes, a {a} customer can get an invoice in euros by asking for a euro invoice."),
+        ("billing", "What happens when a {a} card payment is declined?",
+         "A declined card is retried three times over a week, then the workspace becomes read-only.",
+         "When a {a} card payment is declined, the account is deleted straight away."),
+        ("kitchen", "How long should I rest a {a} after roasting?",
+         "Cover it loosely with foil for a third of the cooking time before carving.",
+         "Rest a {a} after roasting for one minute, then slice the roast {a} at once."),
+        ("kitchen", "Why is my {a} dough not rising?",
+         "The yeast was probably killed by hot water; proof it in lukewarm water next time.",
+         "Your {a} dough is not rising because it needs more flour; add flour to the dough."),
+        ("kitchen", "How do I stop {a} sticking to the pan?",
+         "Heat the pan until a drop of water dances, then add oil and wait before turning the {a}.",
+         "To stop {a} sticking to the pan, keep moving the {a} around the cold pan."),
+        ("kitchen", "How do I keep cut {a} from browning?",
+         "A squeeze of lemon juice on the {a} and an airtight box slow the oxidation for a day.",
+         "Keep cut {a} from browning by leaving the cut {a} out in the open air."),
+        ("travel", "Do I need a visa to visit {a} for a week?",
+         "Check the {a} embassy page for your passport; visa rules change and airlines verify them.",
+         "You never need a visa to visit {a} for a week; a visa for {a} is only for work."),
+        ("travel", "What should I do if my bag is lost on the flight to {a}?",
+         "File a property irregularity report at the airline desk before leaving the airport.",
+         "If your bag is lost on the flight to {a}, just wait at home for the bag to show up."),
+        ("travel", "How early should I get to the airport in {a}?",
+         "Security queues there can take an hour at peak; plan on three hours before take-off.",
+         "Get to the airport in {a} early, about thirty minutes early is enough."),
+        ("travel", "Can I use my phone plan in {a}?",
+         "Buy a local eSIM on arrival in {a}; roaming charges per megabyte are steep there.",
+         "Yes, you can use your phone plan in {a}; your phone plan works the same in {a}."),
+    ],
+    "validation": [
+        ("garden", "Why are the leaves on my {a} turning yellow?",
+         "Overwatering drowns the roots; let the soil dry between waterings.",
+         "The leaves on your {a} are turning yellow because the {a} needs more water."),
+        ("garden", "When should I prune my {a}?",
+         "Cut it back in late winter while it is dormant, above an outward-facing bud.",
+         "Prune your {a} whenever it looks untidy, pruning the {a} in full summer is best."),
+        ("garden", "How do I get rid of aphids on {a}?",
+         "Spray them off with water and let ladybirds do the rest; avoid broad insecticide.",
+         "To get rid of aphids on {a}, spray the {a} with dish soap and bleach."),
+        ("garden", "How deep should I plant {a} bulbs?",
+         "About three times the height of the bulb, pointed end up, in well-drained soil.",
+         "Plant {a} bulbs deep, as deep as you can dig, so the {a} bulbs stay warm."),
+        ("network", "Why can't my laptop connect to the {a} wifi?",
+         "The access point only offers WPA3; update the laptop's wireless driver.",
+         ("Your laptop can't connect to the {a} wifi because the {a} wifi password is wrong; "
+         "reset it.")),
+        ("network", "How do I open a port for {a} on the router?",
+         "Add a port-forwarding rule to the host's fixed address and allow it in the firewall.",
+         "To open a port for {a} on the router, turn off the router firewall for {a}."),
+        ("network", "Why is the {a} VPN so slow?",
+         "Traffic goes through the far gateway; pick the nearest region in the client.",
+         "The {a} VPN is slow because VPNs are slow; the {a} VPN cannot be faster."),
+        ("network", "How do I find which device is using the {a} bandwidth?",
+         "The router's traffic monitor lists clients by bytes; sort it by the last hour.",
+         "To find which device is using the {a} bandwidth, unplug each device on the {a}."),
+        ("fitness", "How do I stop my knees hurting when I {a}?",
+         "Strengthen the hips and glutes twice a week and raise your step cadence.",
+         "To stop your knees hurting when you {a}, {a} through the pain until it fades."),
+        ("fitness", "How often should I {a} to build stamina?",
+         "Three sessions a week with a rest day between them; add ten percent a week.",
+         "To build stamina, {a} every day as hard as you can, as often as you can {a}."),
+        ("fitness", "What should I eat before I {a} in the morning?",
+         "A banana or toast an hour before gives quick carbohydrate without a heavy stomach.",
+         "Before you {a} in the morning, eat nothing; {a} on an empty stomach is best."),
+        ("fitness", "How do I avoid cramps when I {a}?",
+         "Drink with electrolytes during long sessions and warm up for ten minutes.",
+         "To avoid cramps when you {a}, stretch hard right before you {a} and skip water."),
+        ("housing", "The {a} in my flat is leaking, what do I do?",
+         "Shut the isolation valve under it and report it to the landlord in writing.",
+         "If the {a} in your flat is leaking, fix the {a} yourself with tape and wait."),
+        ("housing", "Can my landlord raise the rent on my {a} lease mid-term?",
+         "Only if the contract has a review clause; otherwise the rent is fixed until renewal.",
+         "Yes, your landlord can raise the rent on your {a} lease mid-term whenever they like."),
+        ("housing", "How do I get my {a} deposit back?",
+         "Photograph every room at move-out and ask for the protection scheme's reference.",
+         "To get your {a} deposit back, just ask for the {a} deposit back after you leave."),
+        ("housing", "What do I do about mould in the {a}?",
+         "Open windows after showers and run the extractor; it is condensation, not damp.",
+         "For mould in the {a}, paint over the mould in the {a} with ordinary paint."),
+    ],
+}
+
+_SLOTS: dict[str, list[tuple[str, str]]] = {
+    "deploys": [("checkout-api", "rust"), ("search-indexer", "java")],
+    "billing": [("Team plan", "dup-charge"), ("Enterprise", "double-billed")],
+    "kitchen": [("chicken", ""), ("pizza", "")],
+    "travel": [("Japan", ""), ("Brazil", "")],
+    "garden": [("tomato plant", ""), ("rose bush", "")],
+    "network": [("office", ""), ("guest", "")],
+    "fitness": [("run", ""), ("cycle", "")],
+    "housing": [("boiler", ""), ("studio", "")],
+}
+
+# Stale-only topics: (domain, kind, query, stale answer, fresh answer, loosely related note).
+_TOPICS: dict[str, list[tuple[str, str, str, str, str, str]]] = {
+    "dev": [
+        ("billing", "price", "How much does the {a} cost per month?",
+         "The {a} costs $29 per month.", "The {a} costs $39 per month since the update.",
+         "Customers on the {a} often ask support about seat limits."),
+        ("travel", "availability", "Are there seats left on the morning train to {a}?",
+         "The morning train to {a} has seats left.", "The morning train to {a} is sold out.",
+         "Trains in {a} are known for running on time."),
+        ("kitchen", "price", "What does a {a} cost at the market?",
+         "A {a} costs 6 euros at the market.", "A {a} costs 8 euros at the market now.",
+         "The market is open on Saturday mornings."),
+        ("deploys", "schedule", "When is the {a} maintenance window?",
+         "The {a} maintenance window is Tuesday at 02:00 UTC.",
+         "The {a} maintenance window moved to Thursday at 03:00 UTC.",
+         "The {a} team writes a postmortem after every incident."),
+    ],
+    "validation": [
+        ("garden", "price", "How much is a bag of compost for the {a}?",
+         "A bag of compost costs 5 pounds.", "A bag of compost costs 7 pounds this season.",
+         "The {a} does well in a sunny corner of the garden."),
+        ("network", "availability", "Is the {a} router in stock?",
+         "The {a} router is in stock at the shop.", "The {a} router is out of stock.",
+         "Routers need a firmware update every few months."),
+        ("fitness", "schedule", "When is the next group {a} session?",
+         "The group {a} session is on Monday at 18:00.",
+         "The group {a} session moved to Wednesday at 19:00.",
+         "Group sessions are a good way to stay motivated."),
+        ("housing", "price", "What is the monthly rent for the {a}?",
+         "The rent for the {a} is 900 pounds a month.",
+         "The rent for the {a} is 950 pounds a month from May.",
+         "The {a} is close to the station and the park."),
+    ],
+}
+
+# Histories (successes, failures): good advice is proven, bad advice has failed.
+_GOOD = [(5, 0), (3, 0), (8, 1), (2, 0), (12, 2), (1, 0)]
+_BAD = [(0, 1), (0, 2), (1, 3), (0, 1), (0, 4)]
+
+
+@dataclass(frozen=True)
+class StaleTopic:
+    """A question whose only answer is stale, in a namespace with a loosely related fresh note.
+
+    ``memories(now, control=False)`` gives the stale answer (expired for ``seed`` even,
+    ``STALE_WARN`` for odd) and the loosely related note; ``control=True`` adds a fresh answer,
+    which must then be served.
+    """
+
+    id: str
+    domain: str
+    kind: str
+    query: str
+    stale: str
+    fresh: str
+    loose: str
+    expired: bool
+
+    def memories(self, now: datetime, namespace: str, control: bool = False) -> list[Memory]:
+        ttl = {"price": 3.0, "availability": 7.0, "schedule": 30.0}[self.kind]
+        age = ttl * (1.5 if self.expired else 0.7)
+        out = [Memory(text=self.stale, id=f"{self.id}-stale", namespace=namespace,
+                      kind=self.kind, created_at=now - timedelta(days=age),
+                      metadata={"scenario": self.id, "role": "stale"}),
+               Memory(text=self.loose, id=f"{self.id}-loose", namespace=namespace,
+                      kind="reference", created_at=now - timedelta(days=2),
+                      metadata={"scenario": self.id, "role": "loose"})]
+        if control:
+            out.append(Memory(text=self.fresh, id=f"{self.id}-fresh", namespace=namespace,
+                              kind=self.kind, created_at=now - timedelta(hours=6),
+                              metadata={"scenario": self.id, "role": "fresh"}))
+        return out
+
+
+@dataclass(frozen=True)
+class DevSet:
+    """One part: advice scenarios and stale-only topics, grouped by namespace."""
+
+    part: str
+    scenarios: tuple[tuple[str, OutcomeScenario], ...]  # (namespace, scenario)
+    topics: tuple[tuple[str, StaleTopic], ...]
+
+
+def _fill(text: str, slot: tuple[str, str]) -> str:
+    return text.replace("{a}", slot[0]).replace("{b}", slot[1] or "it")
+
+
+def load_devset(part: str) -> DevSet:
+    """The generated scenarios of ``part`` (``dev`` or ``validation``), deterministic."""
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {PARTS}, got {part!r}")
+    scenarios: list[tuple[str, OutcomeScenario]] = []
+    topics: list[tuple[str, StaleTopic]] = []
+    for seed in SEEDS:
+        rng = random.Random(f"{part}-{seed}")
+        ns = f"{part}-{seed}"
+        for n, (domain, query, good, bad) in enumerate(_NEEDS[part]):
+            slot = _SLOTS[domain][seed]
+            g, b = rng.choice(_GOOD), rng.choice(_BAD)
+            scenarios.append((ns, OutcomeScenario(
+                f"{ns}-n{n:02d}", domain, _fill(query, slot),
+                Advice(_fill(good, slot), *g), Advice(_fill(bad, slot), *b))))
+        for n, (domain, kind, query, stale, fresh, loose) in enumerate(_TOPICS[part]):
+            slot = _SLOTS[domain][seed]
+            topics.append((ns, StaleTopic(
+                f"{ns}-t{n}", domain, kind, _fill(query, slot), _fill(stale, slot),
+                _fill(fresh, slot), _fill(loose, slot), expired=(n + seed) % 2 == 0)))
+    return DevSet(part, tuple(scenarios), tuple(topics))

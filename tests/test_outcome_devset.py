@@ -1,0 +1,46 @@
+"""The generated outcome dev set: deterministic, two parts apart in domains and templates."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memmaint.datasets.outcome_devset import PARTS, load_devset
+from memmaint.maintenance.core.freshness import FRESH, freshness, verdict
+
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def test_deterministic_and_parts_apart():
+    dev, val = load_devset("dev"), load_devset("validation")
+    assert load_devset("dev") == dev
+    assert {s.domain for _ns, s in dev.scenarios}.isdisjoint(
+        {s.domain for _ns, s in val.scenarios})
+    assert {s.query for _ns, s in dev.scenarios}.isdisjoint(
+        {s.query for _ns, s in val.scenarios})
+    for part in (dev, val):
+        ids = [s.id for _ns, s in part.scenarios] + [t.id for _ns, t in part.topics]
+        assert len(ids) == len(set(ids))
+        # several needs of several domains share each namespace
+        by_ns: dict[str, set[str]] = {}
+        for ns, s in part.scenarios:
+            by_ns.setdefault(ns, set()).add(s.domain)
+        assert all(len(domains) >= 4 for domains in by_ns.values())
+        for _ns, s in part.scenarios:
+            assert s.good.successes > 0 and s.bad.failures > s.bad.successes
+
+
+def test_stale_topics_have_no_fresh_answer_but_the_control_has():
+    for part in PARTS:
+        for ns, t in load_devset(part).topics:
+            plain = {m.metadata["role"]: m for m in t.memories(NOW, ns)}
+            assert verdict(freshness(plain["stale"], NOW)) != FRESH
+            assert verdict(freshness(plain["loose"], NOW)) == FRESH
+            control = {m.metadata["role"]: m for m in t.memories(NOW, ns, control=True)}
+            assert verdict(freshness(control["fresh"], NOW)) == FRESH
+
+
+def test_unknown_part():
+    with pytest.raises(ValueError):
+        load_devset("test")
