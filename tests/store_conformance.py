@@ -317,6 +317,45 @@ class StoreConformance:
         assert got.text == read.text and got.version == read.version
         assert (got.retrievals, got.successes) == (1, 1)  # the feedback stays
 
+    # -- the change sequence ----------------------------------------------------------------
+    def test_change_sequence_counts_inserts_and_content_writes_not_feedback(self, store):
+        start = store.change_seq()
+        # a memory's own dates do not matter: these are a year older than any other
+        store.add_memories([mem(f"old{i}", minutes=-365 * 24 * 60) for i in range(3)]
+                           + [mem("x", namespace="other")])
+        after_add = store.change_seq()
+        assert after_add > start
+        assert store.count_changed("default", [(start, None)]) == 3
+        assert store.count_changed("other", [(start, None)]) == 1
+        assert store.count_changed("default", [(after_add, None)]) == 0
+        store.record_usage("default", "old0", True)  # feedback is not a change
+        store.record_usage("default", "old1", None)
+        assert store.change_seq() == after_add
+        assert store.count_changed("default", [(after_add, None)]) == 0
+        read = store.get_memories("default", ["old2"])[0]
+        with store.transaction() as tx:
+            tx.update(dataclasses.replace(read, text="edited"), read.version)
+        after_edit = store.change_seq()
+        assert after_edit > after_add
+        assert store.count_changed("default", [(after_add, None)]) == 1
+        assert store.count_changed("default", [(after_add, None)],
+                                   statuses=[Status.ARCHIVED]) == 0
+        # ranges: (after, upto]; an empty range counts nothing
+        assert store.count_changed("default", [(start, after_add)]) == 2
+        assert store.count_changed("default", [(start, after_add), (after_edit, None)]) == 2
+        assert store.count_changed("default", [(after_add, after_add)]) == 0
+        with store.transaction() as tx:  # a restore (undo) is a content write too
+            tx.restore(read, read.version + 1)
+        assert store.count_changed("default", [(after_edit, None)]) == 1
+
+    def test_failed_write_takes_no_sequence_visible_to_counts(self, store):
+        store.add_memories([mem("a")])
+        mark = store.change_seq()
+        with pytest.raises(DuplicateIdError):
+            store.add_memories([mem("b"), mem("a")])
+        assert store.count_changed("default", [(mark, None)]) == 0
+        assert store.change_seq() == mark  # rolled back with the batch
+
     # -- iteration order --------------------------------------------------------------------
     def test_iteration_order(self, store):
         rng = random.Random(7)

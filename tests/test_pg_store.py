@@ -304,3 +304,29 @@ def test_out_of_range_values_are_input_errors(pg_url):
         with pytest.raises(InputError, match="refused a value"):
             store.add_memories([mem("a"), mem("b", retrievals=2**70)])
         assert store.count_memories() == 0
+
+
+def test_migration_from_schema_1_numbers_existing_rows(pg_url, monkeypatch):
+    """A version-1 schema (no change sequence) gains ``seq`` on every row and the counter
+    continues above them."""
+    with monkeypatch.context() as m:  # the previous release's schema
+        m.setattr(pg_store, "MIGRATIONS", pg_store.MIGRATIONS[:1])
+        m.setattr(pg_store, "SCHEMA_VERSION", 1)
+        with PostgresStore(pg_url) as store:
+            assert store.schema_version == 1
+    from memmaint.maintenance.store._dialect import MEMORY_COLUMNS
+
+    for m in (mem("a"), mem("b", minutes=1), mem("c", namespace="other", minutes=2)):
+        _sql(pg_url, f"INSERT INTO memmaint.memories ({', '.join(MEMORY_COLUMNS)}) VALUES "
+             f"({', '.join(['%s'] * len(MEMORY_COLUMNS))})", pg_store.POSTGRES.memory_row(m))
+    assert _sql(pg_url, "SELECT to_regclass('memmaint.change_seq') IS NULL") == [(True,)]
+    with PostgresStore(pg_url) as store:
+        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.get_memories("default", ["a", "b"]) == [mem("a"), mem("b", minutes=1)]
+        assert store.change_seq() == 3
+        assert store.count_changed("default", [(0, None)]) == 2
+        store.add_memories([mem("d")])
+        assert store.change_seq() == 4
+        assert store.count_changed("default", [(3, None)]) == 1
+    assert sorted(_sql(pg_url, "SELECT id, seq FROM memmaint.memories")) == [
+        ("a", 1), ("b", 2), ("c", 3), ("d", 4)]

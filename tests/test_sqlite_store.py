@@ -222,3 +222,38 @@ def test_a_bulk_vector_lookup_reads_the_file_ahead(tmp_path, caplog, monkeypatch
     assert sqlite_store.prefetch_file(path, size - 1) == 0  # larger than allowed: not read
     assert sqlite_store.prefetch_file(tmp_path / "gone.db", 10**9) == 0  # never raises
 
+
+
+def test_migration_from_schema_1_numbers_existing_rows(tmp_path, monkeypatch):
+    """A version-1 file (no change sequence) gains ``seq`` on every row, in write order,
+    and the counter continues above them."""
+    path = tmp_path / "s.db"
+    with monkeypatch.context() as m:  # the previous release's schema
+        m.setattr(sqlite_store, "MIGRATIONS", sqlite_store.MIGRATIONS[:1])
+        m.setattr(sqlite_store, "SCHEMA_VERSION", 1)
+        with SQLiteStore(path) as store:
+            assert store.schema_version == 1
+    assert "change_seq" not in _tables(path)
+    from memmaint.maintenance.store._dialect import MEMORY_COLUMNS
+    from memmaint.maintenance.store.sqlite import SQLITE
+
+    conn = sqlite3.connect(path)  # rows as the previous release wrote them
+    conn.executemany(f"INSERT INTO memories ({', '.join(MEMORY_COLUMNS)}) VALUES "
+                     f"({', '.join('?' * len(MEMORY_COLUMNS))})",
+                     [SQLITE.memory_row(m) for m in (mem("a"), mem("b"),
+                                                     mem("c", namespace="other"))])
+    conn.commit()
+    conn.close()
+    with SQLiteStore(path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.get_memories("default", ["a", "b"]) == [mem("a"), mem("b")]
+        assert store.change_seq() == 3
+        assert store.count_changed("default", [(0, None)]) == 2
+        assert store.count_changed("other", [(2, None)]) == 1  # numbered in write order
+        store.add_memories([mem("d")])
+        assert store.change_seq() == 4
+        assert store.count_changed("default", [(3, None)]) == 1
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT id, seq FROM memories ORDER BY seq").fetchall() == [
+        ("a", 1), ("b", 2), ("c", 3), ("d", 4)]
+    conn.close()

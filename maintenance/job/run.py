@@ -6,8 +6,10 @@ other modules; it never prompts and never prints (it logs). A run:
 1. takes the store's ``run`` lock (:class:`~memmaint.maintenance.core.errors.LockHeldError` if
    another run holds it);
 2. picks the namespaces with enough new memories: a namespace is skipped when fewer than
-   ``job.min_new_memories`` active memories were created since the start of the last
-   successful run that covered it (``force`` overrides); with none left the run is skipped;
+   ``job.min_new_memories`` active memories were added to or changed in the store since the
+   last successful run that covered it, whatever their own dates (the store's change
+   sequence: :mod:`memmaint.maintenance.job.changes`; ``force`` overrides); with none left
+   the run is skipped;
 3. loads the active memories, embeds what the cache lacks, then per namespace reduces and
    clusters (clusters never cross namespaces), plans with the configured agents and applies
    the plan (unless ``dry_run``);
@@ -46,6 +48,7 @@ from memmaint.maintenance.core.records import (
     to_utc,
     utcnow,
 )
+from memmaint.maintenance.job.changes import count_new, current_seq, marks
 from memmaint.maintenance.job.outcome import Clustered, Pool, build_outcome, weights_of
 from memmaint.maintenance.job.stages import (
     DryRunCache,
@@ -101,13 +104,6 @@ def _select_namespaces(store: MemoryStore, namespaces: Sequence[str] | None) -> 
 
 def _load(store: MemoryStore, namespaces: Sequence[str]) -> dict[str, list[Memory]]:
     return {ns: list(store.iter_memories(ns, statuses=[Status.ACTIVE])) for ns in namespaces}
-
-
-def _count_new(memories: Sequence[Memory], since: RunRecord | None) -> int:
-    if since is None:
-        return len(memories)
-    cutoff = since.started_at
-    return sum(1 for m in memories if m.created_at > cutoff)
 
 
 def _embed(store: Any, config: Config, pool: Pool, progress: ProgressFn | None,
@@ -372,6 +368,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     writing = [] if writing is None else writing
     stages = Stages()
     last = _last_success(store, selected)
+    seen = current_seq(store)  # before loading: whatever is written later is news next time
     with stages("load") as st:
         loaded = _load(store, selected)
         st.count = sum(len(v) for v in loaded.values())
@@ -379,12 +376,13 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     skipped: dict[str, str] = {}
     new_total = 0
     for ns in selected:
-        n_new = _count_new(loaded[ns], last.get(ns))
+        n_new = count_new(store, ns, loaded[ns], last.get(ns))
         if not loaded[ns]:
             skipped[ns] = "no active memories"
         elif n_new < config.job.min_new_memories and not force:
             since = last[ns].started_at if ns in last else None
-            skipped[ns] = (f"{n_new} new memories since the last successful run "
+            skipped[ns] = (f"{n_new} new memories (added or changed) since the last "
+                           "successful run "
                            f"({format_time(since)}), fewer than min_new_memories = "
                            f"{config.job.min_new_memories}")
         else:
@@ -456,9 +454,11 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
         return
     with store.transaction():  # the changes and the run record commit together
         fault_point("run-begin")
+        own_start = current_seq(store, lock=True)  # numbers taken from here on are ours
         with stages("apply") as st:
             result = apply_plan(the_plan, store, report.run_id)
             st.count = primary.memories_affected
+        report.changes = marks(chosen, seen, own_start, current_seq(store))
         _tick(progress, "apply", n_act, n_act)
         primary.applied = True
         primary.pool_after = sum(store.count_memories(ns, statuses=[Status.ACTIVE])

@@ -198,6 +198,8 @@ class RunReport:
     primary: ConfigOutcome | None = None
     shadow: ConfigOutcome | None = None
     apply: dict[str, Any] = field(default_factory=dict)
+    #: per namespace, the store change sequence the run saw and took (``job.changes``)
+    changes: dict[str, Any] = field(default_factory=dict)
     version: int = REPORT_VERSION
 
     @property

@@ -34,6 +34,13 @@ OUTCOME_COLUMNS = ("retrievals", "successes", "failures", "last_used_at")
 CONTENT_COLUMNS = tuple(c for c in MEMORY_COLUMNS[2:] if c not in OUTCOME_COLUMNS)
 _CONTENT_INDEX = tuple(MEMORY_COLUMNS.index(c) for c in CONTENT_COLUMNS)
 SELECT_MEMORY = f"SELECT {', '.join(MEMORY_COLUMNS)} FROM memories"
+#: The store's change sequence (schema version 2): the one-row table ``change_seq`` holds the
+#: last sequence number handed out; every write of a memory's content (insert, update,
+#: restore) first bumps it with :data:`BUMP_SEQ` and stamps the row's ``seq`` column with the
+#: new value (:data:`CURRENT_SEQ`). ``record_usage`` never does: outcomes are not content. In
+#: PostgreSQL the bump's row lock is held to commit, so sequence order is commit order.
+BUMP_SEQ = "UPDATE change_seq SET value = value + 1"
+CURRENT_SEQ = "(SELECT value FROM change_seq)"
 RUN_COLUMNS = "run_id, started_at, finished_at, status, namespaces, report"
 EVENT_COLUMNS = "seq, run_id, time, action, namespace, memory_ids, before, after, reason, agent"
 PAGE = 1000  # rows per page of iter_memories
@@ -76,17 +83,19 @@ class Dialect:
     true: ClassVar[str]  # an always-true condition
     event_memory_filter: ClassVar[str]  # events touching one memory id (one parameter)
     run_tiebreak: ClassVar[str]  # the column ordering runs started at the same instant
+    lock_row: ClassVar[str] = ""  # appended to a SELECT to lock the rows it reads
 
     def __init__(self) -> None:
         p, j = self.param, self.json_param
-        self.insert_memory_sql = (
-            f"INSERT INTO memories ({', '.join(MEMORY_COLUMNS)}) "
-            f"VALUES ({', '.join(j if c == 'metadata' else p for c in MEMORY_COLUMNS)})"
+        self.insert_memory_sql = (  # run after BUMP_SEQ in the same transaction
+            f"INSERT INTO memories ({', '.join(MEMORY_COLUMNS)}, seq) "
+            f"VALUES ({', '.join(j if c == 'metadata' else p for c in MEMORY_COLUMNS)}, "
+            f"{CURRENT_SEQ})"
         )
-        self.write_memory_sql = (
+        self.write_memory_sql = (  # likewise
             "UPDATE memories SET "
             + ", ".join(f"{c} = {j if c == 'metadata' else p}" for c in CONTENT_COLUMNS)
-            + f" WHERE namespace = {p} AND id = {p} AND version = {p}"
+            + f", seq = {CURRENT_SEQ} WHERE namespace = {p} AND id = {p} AND version = {p}"
         )
 
     # -- hooks ------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from memmaint.maintenance.core.errors import (
 )
 from memmaint.maintenance.core.records import Memory, Status, utcnow
 from memmaint.maintenance.store._dialect import (
+    BUMP_SEQ,
     EVENT_COLUMNS,
     MEMORY_COLUMNS,
     PAGE,
@@ -67,6 +68,7 @@ class SQLTransaction:
     def _overwrite(self, memory: Memory, expected_version: int) -> None:
         d = self.dialect
         conn = self._c()
+        conn.execute(BUMP_SEQ)  # a content write is a change (gaps after a conflict are fine)
         cur = conn.execute(d.write_memory_sql, (*d.content_params(memory), memory.namespace,
                                                 memory.id, expected_version))
         if cur.rowcount == 0:
@@ -282,6 +284,38 @@ class SQLStore(Generic[TxT]):
                        statuses: Collection[Status] | None = None) -> int:
         where, params = self._filters(namespace, statuses)
         return int(self._read(f"SELECT COUNT(*) FROM memories WHERE {where}", params)[0][0])
+
+    def change_seq(self, lock: bool = False) -> int:
+        """The store's change sequence: the highest ``seq`` handed out so far (every insert
+        and content write takes a new one; feedback does not).
+
+        With ``lock``, inside an open :meth:`transaction`, no other writer can take a number
+        until it commits (SQLite's write transactions are exclusive anyway; PostgreSQL locks
+        the counter row), so the numbers taken after this call are this transaction's own.
+        """
+        suffix = self.dialect.lock_row if lock else ""
+        return int(self._read(f"SELECT value FROM change_seq{suffix}")[0][0])
+
+    def count_changed(self, namespace: str, ranges: Sequence[tuple[int, int | None]],
+                      statuses: Collection[Status] | None = None) -> int:
+        """Memories of ``namespace`` (with one of ``statuses``) whose last insert or content
+        write took a sequence number in one of ``ranges``: ``(after, upto)`` means
+        ``after < seq <= upto``, ``upto`` None no upper bound."""
+        p = self.dialect.param
+        spans: list[str] = []
+        span_params: list[Any] = []
+        for after, upto in ranges:
+            if upto is None:
+                spans.append(f"seq > {p}")
+                span_params.append(int(after))
+            elif upto > after:
+                spans.append(f"(seq > {p} AND seq <= {p})")
+                span_params += [int(after), int(upto)]
+        if not spans:
+            return 0
+        where, params = self._filters(namespace, statuses)
+        return int(self._read(f"SELECT COUNT(*) FROM memories WHERE {where} AND "
+                              f"({' OR '.join(spans)})", [*params, *span_params])[0][0])
 
     def stats(self) -> dict[str, Any]:
         """Counts by namespace, status and kind, and embedding coverage per model."""

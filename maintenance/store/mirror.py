@@ -448,6 +448,15 @@ class ExternalStore:
     def stats(self) -> dict[str, Any]:
         return self._side.stats()
 
+    def change_seq(self, lock: bool = False) -> int:
+        """The sidecar's change sequence (``SQLiteStore.change_seq``)."""
+        return self._side.change_seq(lock)
+
+    def count_changed(self, namespace: str, ranges: Sequence[tuple[int, int | None]],
+                      statuses: Collection[Status] | None = None) -> int:
+        """``SQLiteStore.count_changed`` on the sidecar (every write lands there)."""
+        return self._side.count_changed(namespace, ranges, statuses)
+
     def record_usage(self, namespace: str, memory_id: str, success: bool | None) -> Memory:
         return self._side.record_usage(namespace, memory_id, success)
 

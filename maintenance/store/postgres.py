@@ -4,13 +4,16 @@ psycopg 3).
 ``PostgresStore("postgresql://user:pass@host:5432/dbname")`` keeps its tables in their own
 PostgreSQL schema, ``memmaint`` unless the URL says otherwise with a ``schema`` query
 parameter (``postgresql://host/db?schema=tenant_a``; the parameter is memmaint's, it is not
-passed to libpq). Layout (schema version 1), the same tables as the SQLite store:
+passed to libpq). Layout (schema version 2), the same tables as the SQLite store:
 
 - ``schema_version(version)``: one row; :data:`MIGRATIONS` brings older schemas forward, under
   a transaction-level advisory lock so concurrent openers do not race.
 - ``memories``: one row per ``(namespace, id)``; ``namespace`` and ``id`` use ``COLLATE "C"``
   so that ids compare by code point as in SQLite; timestamps are ``timestamptz``; metadata is
-  ``json`` holding exactly the text the SQLite store writes (sorted keys).
+  ``json`` holding exactly the text the SQLite store writes (sorted keys); ``seq`` is the
+  change sequence number of the row's last insert or content write, handed out by the
+  one-row ``change_seq`` table (its row lock is held to commit, so writers of memories take
+  numbers in commit order and a run never misses a change committed behind its back).
 - ``embeddings``: ``real[]`` (float4) vectors keyed by ``(model_id, content_hash)``.
 - ``events`` (append-only, ``seq`` identity; ``memory_ids text[]`` with a GIN index) and
   ``runs``.
@@ -53,6 +56,7 @@ from memmaint.maintenance.core.errors import (
 from memmaint.maintenance.core.records import Memory, to_utc
 from memmaint.maintenance.core.urls import redact_url
 from memmaint.maintenance.store._dialect import (
+    BUMP_SEQ,
     MEMORY_COLUMNS,
     Dialect,
     check_lock_name,
@@ -126,6 +130,15 @@ MIGRATIONS: list[tuple[str, ...]] = [
         )""",
         "CREATE INDEX runs_started ON runs (started_at, seq)",
     ),
+    (  # 2: the change sequence (existing rows numbered by last write time)
+        "ALTER TABLE memories ADD COLUMN seq BIGINT NOT NULL DEFAULT 0",
+        ("UPDATE memories AS m SET seq = s.n FROM (SELECT namespace, id, row_number() OVER "
+         "(ORDER BY updated_at, namespace, id) AS n FROM memories) AS s "
+         "WHERE m.namespace = s.namespace AND m.id = s.id"),
+        "CREATE INDEX memories_seq ON memories (namespace, seq)",
+        "CREATE TABLE change_seq (value BIGINT NOT NULL)",
+        "INSERT INTO change_seq (value) SELECT COALESCE(MAX(seq), 0) FROM memories",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 DEFAULT_SCHEMA = "memmaint"
@@ -173,6 +186,7 @@ class PostgresDialect(Dialect):
     true = "TRUE"
     event_memory_filter = "memory_ids @> ARRAY[%s]::text[]"
     run_tiebreak = "seq"
+    lock_row = " FOR UPDATE"
 
     def encode_time(self, value: datetime | None) -> datetime | None:
         return None if value is None else to_utc(value)
@@ -456,6 +470,7 @@ def _insert(conn: Any, memories: Sequence[Memory], rows: Sequence[tuple[Any, ...
         raise DuplicateIdError(dupe_message(sorted(existing), "already exists"))
     try:
         with conn.transaction(), conn.cursor() as cur:  # a savepoint: a racing writer
+            cur.execute(BUMP_SEQ)  # one sequence number for the batch
             cur.executemany(POSTGRES.insert_memory_sql, rows)
     except psycopg.errors.UniqueViolation:
         raise DuplicateIdError("memory id already exists (written concurrently by another "

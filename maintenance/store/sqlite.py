@@ -1,11 +1,13 @@
 """The embedded default store: one SQLite file (stdlib :mod:`sqlite3`) in WAL mode.
 
-Layout (schema version 1):
+Layout (schema version 2):
 
 - ``schema_version(version)``: one row; :data:`MIGRATIONS` brings older files forward.
 - ``memories``: one row per ``(namespace, id)`` with every :class:`Memory` field
   (``metadata`` as JSON text, timestamps as fixed-width ISO-8601 UTC text so that text order
-  is time order) plus ``content_hash`` (the embedding cache key).
+  is time order) plus ``content_hash`` (the embedding cache key) and ``seq``, the store's
+  change sequence number of the row's last insert or content write.
+- ``change_seq(value)``: one row, the last change sequence number handed out.
 - ``embeddings``: float32 little-endian vectors keyed by ``(model_id, content_hash)``.
 - ``events`` (append-only, ``seq`` autoincrement) and ``event_memories`` (which memory ids an
   event touches, for the ``memory_id`` filter).
@@ -49,6 +51,7 @@ from memmaint.maintenance.core.errors import (
 )
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
 from memmaint.maintenance.store._dialect import (
+    BUMP_SEQ,
     SELECT_MEMORY,
     Dialect,
     check_lock_name,
@@ -165,6 +168,13 @@ MIGRATIONS: list[tuple[str, ...]] = [
             report TEXT NOT NULL
         )""",
         "CREATE INDEX runs_started ON runs (started_at)",
+    ),
+    (  # 2: the change sequence (existing rows numbered in the order they were written)
+        "ALTER TABLE memories ADD COLUMN seq INTEGER NOT NULL DEFAULT 0",
+        "UPDATE memories SET seq = rowid",
+        "CREATE INDEX memories_seq ON memories (namespace, seq)",
+        "CREATE TABLE change_seq (value INTEGER NOT NULL)",
+        "INSERT INTO change_seq (value) SELECT COALESCE(MAX(seq), 0) FROM memories",
     ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -548,6 +558,9 @@ class SQLiteTransaction(SQLTransaction):
 
 def _insert(conn: sqlite3.Connection, memories: Sequence[Memory]) -> None:
     rows = [SQLITE.memory_row(m) for m in memories]
+    if not rows:
+        return
+    conn.execute(BUMP_SEQ)  # one sequence number for the batch
     try:
         conn.executemany(SQLITE.insert_memory_sql, rows)
     except sqlite3.IntegrityError:
