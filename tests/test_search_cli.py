@@ -72,7 +72,7 @@ def test_a_refusal_is_an_answer_exit_0(db, config):
     assert res.exit_code == 0, res.output
     first = res.output.splitlines()[0]
     assert first.startswith("REFUSE: no FRESH memory with similarity >= 0.3")
-    assert "1 relevant memories expired" in first
+    assert "1 on-topic memories expired" in first
     assert "pro19" in res.output and "STALE_BLOCK" in res.output
     data = json.loads(search(db, config, PRICE, "-n", "old", "--json").output)
     assert data["decision"] == "REFUSE" and data["results"] == []

@@ -360,6 +360,13 @@ class RetrieveConfig:
     k: int = _opt(5, min=1)
     similarity_floor: float = _opt(0.3, min=-1.0, max=1.0,
                                    doc="cosine below which a memory is not relevant")
+    relevance_margin: float = _opt(0.25, min=0.0, max=2.0, doc=(
+        "gate: a memory is on topic only within this cosine of the query's best candidate "
+        "(expired ones included), so a loosely related fresh note does not unlock a topic "
+        "whose answers are all stale"))
+    relevance_z: float = _opt(1.0, min=-5.0, max=5.0, doc=(
+        "gate: a memory is on topic only at least this many standard deviations above the "
+        "mean cosine of the scored pool (pools of 5 or more)"))
     lexical: bool = _opt(True, doc="add a BM25 bonus (normalised, capped) to the cosine")
     lexical_cap: float = _opt(0.02, min=0.0, doc="largest lexical bonus")
     gate: bool = _opt(True, doc="freshness gate: drop STALE_BLOCK, down-rank STALE_WARN, "

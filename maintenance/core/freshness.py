@@ -8,6 +8,10 @@ linearly from 1 at creation to 0 at the end of the TTL::
 and maps onto a verdict: ``FRESH`` at >= 0.5 (serve), ``STALE_WARN`` above 0 (down-rank),
 ``STALE_BLOCK`` at 0 (never serve). A kind without a TTL never expires (freshness 1).
 
+:func:`on_topic` decides which candidates of a query are on topic for the read-time gate:
+relative to the best candidate and to the pool's own similarity distribution, not a fixed
+floor alone.
+
 Outcome scores use the Wilson score interval on successes / (successes + failures), so that
 90 successes out of 100 outrank 1 out of 1.
 """
@@ -15,8 +19,10 @@ Outcome scores use the Wilson score interval on successes / (successes + failure
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+
+import numpy as np
 
 from memmaint.maintenance.core.records import Memory, to_utc
 
@@ -67,6 +73,31 @@ def verdict(f: float) -> str:
     if f > 0.0:
         return STALE_WARN
     return STALE_BLOCK
+
+
+POOL_FLOOR_MIN = 5
+
+
+def on_topic(similarities: Sequence[float] | np.ndarray, floor: float, margin: float,
+             z: float) -> np.ndarray:
+    """Which candidates are on topic for a query, judged against each other.
+
+    A candidate is on topic when its cosine is at least ``floor`` (absolute), within
+    ``margin`` of the best candidate's, and, for pools of ``POOL_FLOOR_MIN`` or more, at
+    least ``z`` standard deviations above the pool's mean cosine (capped at the best, so
+    ties with the best are always on topic). So a note at 0.33 next to
+    a stale answer at 0.85 is not on topic, though it clears a fixed 0.30 floor: the topic's
+    answer is the stale one, and the freshness gate refuses rather than serve the note.
+    Pass every scored candidate, the expired ones included (they set the best).
+    """
+    sims = np.asarray(similarities, dtype=np.float64)
+    if not len(sims):
+        return np.zeros(0, dtype=bool)
+    keep = (sims >= floor) & (sims >= float(sims.max()) - margin)
+    if len(sims) >= POOL_FLOOR_MIN:
+        best = float(sims.max())  # the pool floor never excludes the best candidate
+        keep &= sims >= min(best, float(sims.mean()) + z * float(sims.std()))
+    return keep
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -28,8 +28,12 @@ step's number, so a log line explains why a memory was served:
    (``config.agents.ttl_days``, :mod:`memmaint.maintenance.core.freshness`): ``FRESH`` memories pass
    unchanged, ``STALE_WARN`` ones are multiplied by ``freshness / 0.5`` (continuous: 1 at the
    FRESH boundary, 0 at expiry), ``STALE_BLOCK`` ones are dropped. When no remaining memory is
-   both relevant (``similarity >= similarity_floor``) and ``FRESH``, the answer is ``REFUSE``:
-   better no answer than a fossil.
+   both on topic and ``FRESH``, the answer is ``REFUSE``: better no answer than a fossil. On
+   topic is judged against the query's other candidates, not by a fixed floor alone
+   (:func:`memmaint.maintenance.core.freshness.on_topic`): at least ``similarity_floor``,
+   within ``relevance_margin`` (0.25) of the best cosine, expired memories included, and
+   ``relevance_z`` standard deviations above the pool's mean cosine. So a loosely related
+   fresh note (0.33 next to a stale answer at 0.85) does not stand in for the stale answer.
 
 The top ``k`` by final score are served (ties broken by newer first, then id). After the
 agent has used an answer, :func:`record_feedback` writes the outcome on the memory's counters,
@@ -62,6 +66,7 @@ from memmaint.maintenance.core.freshness import (
     STALE_BLOCK,
     STALE_WARN,
     freshness,
+    on_topic,
     verdict,
 )
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
@@ -90,7 +95,13 @@ class Result:
             is off or the memory has no history).
         history: ``(successes, failures)`` as stored (before decay).
         final: the ranking score.
-        relevant: ``similarity >= similarity_floor``.
+        relevant: ``similarity >= similarity_floor`` (the floor under which outcome never
+            lifts a memory).
+        on_topic: relevant *and* judged against the other candidates of the query
+            (:func:`memmaint.maintenance.core.freshness.on_topic`: within
+            ``relevance_margin`` of the best cosine, expired memories included, and
+            ``relevance_z`` standard deviations above the pool's mean); the gate serves only
+            when a ``FRESH`` memory is on topic.
         rank: 1-based position among the served results (0 when not served).
     """
 
@@ -105,6 +116,7 @@ class Result:
     relevant: bool
     rank: int = 0
     history: tuple[int, int] = (0, 0)
+    on_topic: bool = True
 
     @property
     def id(self) -> str:
@@ -122,6 +134,8 @@ class Result:
         parts.append(f"{self.verdict} (freshness {self.freshness:.2f})")
         if not self.relevant:
             parts.append("below floor")
+        elif not self.on_topic:
+            parts.append("off topic (far below the best candidate)")
         where = f"#{self.rank} " if self.rank else ""
         return f"{where}{self.memory.id}: " + ", ".join(parts) + f" -> {self.final:.4f}"
 
@@ -130,7 +144,8 @@ class Result:
                 "similarity": self.similarity, "lexical": self.lexical,
                 "freshness": self.freshness, "verdict": self.verdict, "outcome": self.outcome,
                 "outcome_bonus": self.outcome_bonus, "successes": self.history[0],
-                "failures": self.history[1], "final": self.final, "relevant": self.relevant}
+                "failures": self.history[1], "final": self.final, "relevant": self.relevant,
+                "on_topic": self.on_topic}
 
 
 @dataclass(frozen=True)
@@ -328,8 +343,9 @@ class Retriever:
             expected, rate = self._outcomes.at(now)
         else:
             expected = rate = np.zeros(len(self._active))
+        topical = on_topic(sims, cfg.similarity_floor, cfg.relevance_margin, cfg.relevance_z)
         results = [self._score(int(i), float(sims[j]), float(lex[j]), now,
-                               float(expected[i]), float(rate[i]))
+                               float(expected[i]), float(rate[i]), bool(topical[j]))
                    for j, i in enumerate(idx)]
         return self._decide(query, results, k, routed)
 
@@ -348,7 +364,7 @@ class Retriever:
                                        cfg.route_min_candidates)
 
     def _score(self, i: int, sim: float, lex: float, now: datetime, expected: float,
-               rate: float) -> Result:
+               rate: float, topical: bool = True) -> Result:
         cfg = self.retrieve_config
         mem = self._active[i]
         f = freshness(mem, now, self.ttl_table)
@@ -363,7 +379,7 @@ class Retriever:
         if cfg.gate and v == STALE_WARN:
             score *= f / FRESH_AT
         return Result(mem, sim, lex, f, v, expected if bonus else rate, bonus, score, relevant,
-                      history=(mem.successes, mem.failures))
+                      history=(mem.successes, mem.failures), on_topic=topical)
 
     def _decide(self, query: str, results: list[Result], k: int,
                 routed: RouteDecision | None = None) -> Retrieval:
@@ -377,9 +393,10 @@ class Retriever:
         if cfg.gate:
             blocked = [r for r in results if r.verdict == STALE_BLOCK]
             results = [r for r in results if r.verdict != STALE_BLOCK]
-            if not any(r.relevant and r.verdict == FRESH for r in results):
+            if not any(r.on_topic and r.verdict == FRESH for r in results):
                 why = self._refusal_reason(results, blocked)
-                dropped = [r for r in blocked + results if r.relevant][:k]
+                dropped = sorted((r for r in blocked + results if r.on_topic),
+                                 key=lambda r: -r.similarity)[:k]
                 out = Retrieval(query, REFUSE, (), tuple(dropped), why, routed)
                 log.info("retrieve %r: %s", query[:80], why)
                 return out
@@ -394,13 +411,19 @@ class Retriever:
 
     def _refusal_reason(self, results: list[Result], blocked: list[Result]) -> str:
         floor = self.retrieve_config.similarity_floor
-        stale = sum(1 for r in results if r.relevant and r.verdict == STALE_WARN)
-        expired = sum(1 for r in blocked if r.relevant)
+        stale = sum(1 for r in results if r.on_topic and r.verdict == STALE_WARN)
+        expired = sum(1 for r in blocked if r.on_topic)
         if not self._active:
             return "the pool has no active memories"
         if stale or expired:
-            return (f"no FRESH memory with similarity >= {floor:g}: {expired} relevant "
-                    f"memories expired (STALE_BLOCK), {stale} stale (STALE_WARN)")
+            loose = sum(1 for r in results if r.relevant and not r.on_topic
+                        and r.verdict == FRESH)
+            margin = self.retrieve_config.relevance_margin
+            return (f"no FRESH memory with similarity >= {floor:g} within {margin:g} of the "
+                    f"best: {expired} on-topic memories expired "
+                    f"(STALE_BLOCK), {stale} stale (STALE_WARN)"
+                    + (f"; {loose} fresh ones only loosely related (within the floor "
+                       f"{floor:g}, far below the best)" if loose else ""))
         return f"no memory with similarity >= {floor:g}"
 
 

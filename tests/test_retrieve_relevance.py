@@ -1,0 +1,92 @@
+"""Refusal that holds: "on topic" judged against the query's other candidates, so a loosely
+related fresh note does not unlock a topic whose answers are all stale (issue #37 item 3)."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memmaint.maintenance.core.config import RetrieveConfig
+from memmaint.maintenance.core.freshness import on_topic
+from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.retrieve.search import REFUSE, SERVE, retrieve
+
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)
+DIM = 32
+QUERY = "How much does the Pro plan cost per month?"
+
+
+def mem(text: str, id: str, days_ago: float, kind: str = "default", **kw) -> Memory:
+    return Memory(text=text, id=id, created_at=NOW - timedelta(days=days_ago), kind=kind, **kw)
+
+
+def at_cosines(cosines: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    q = np.zeros(DIM)
+    q[0] = 1.0
+    rows = np.zeros((len(cosines), DIM))
+    for i, c in enumerate(cosines):
+        rows[i, 0] = c
+        rows[i, i + 1] = math.sqrt(1.0 - c * c)
+    return q, rows
+
+
+def distractors(n: int) -> list[Memory]:
+    return [mem(f"Unrelated note number {i} about the offsite.", f"d{i}", 1) for i in range(n)]
+
+
+def test_a_loosely_related_fresh_note_does_not_unlock_an_expired_topic():
+    pool = [mem("The Pro plan costs $29 per month.", "pro29", 10, "price"),
+            mem("Pro plan customers often ask about seat limits.", "seats", 1)]
+    pool += distractors(8)
+    q, vecs = at_cosines([0.85, 0.33] + [0.05] * 8)
+    res = retrieve(QUERY, pool, vecs, config=RetrieveConfig(), now=NOW, query_vector=q)
+    assert res.decision == REFUSE, res.explain()
+    assert [r.id for r in res.blocked] == ["pro29"]
+    assert "loosely related" in res.reason
+    # the old fixed floor alone (no margin, no pool floor) serves the note: the test can fail
+    loose = RetrieveConfig(relevance_margin=2.0, relevance_z=-5.0)
+    res = retrieve(QUERY, pool, vecs, config=loose, now=NOW, query_vector=q)
+    assert res.decision == SERVE and res[0].id == "seats"
+
+
+def test_a_loosely_related_fresh_note_does_not_unlock_a_stale_warn_topic():
+    pool = [mem("The Pro plan costs $29 per month.", "pro29", 2, "price"),  # STALE_WARN
+            mem("Pro plan customers often ask about seat limits.", "seats", 1)]
+    pool += distractors(8)
+    q, vecs = at_cosines([0.85, 0.40] + [0.05] * 8)
+    res = retrieve(QUERY, pool, vecs, config=RetrieveConfig(), now=NOW, query_vector=q)
+    assert res.decision == REFUSE and len(res) == 0, res.explain()
+
+
+def test_a_fresh_answer_close_to_the_stale_one_is_served():
+    pool = [mem("The Pro plan costs $29 per month.", "pro29", 10, "price"),
+            mem("The Pro plan costs $39 per month now.", "pro39", 0.2, "price"),
+            mem("Pro plan customers often ask about seat limits.", "seats", 1)]
+    pool += distractors(8)
+    q, vecs = at_cosines([0.86, 0.70, 0.33] + [0.05] * 8)
+    res = retrieve(QUERY, pool, vecs, config=RetrieveConfig(), now=NOW, query_vector=q)
+    assert res.decision == SERVE and res[0].id == "pro39", res.explain()
+    assert not next(r for r in res if r.id == "seats").on_topic
+
+
+def test_a_fresh_best_answer_is_served_even_in_a_small_pool_of_ties():
+    pool = [mem("The Pro plan costs $39 per month.", "a", 0.2, "price"),
+            mem("The Pro plan costs $39 a month.", "b", 0.2, "price"),
+            mem("The Pro plan costs $39 monthly.", "c", 0.2, "price"),
+            mem("Tacos for the offsite.", "d", 1), mem("Parking is free.", "e", 1)]
+    q, vecs = at_cosines([0.8, 0.8, 0.8, 0.0, 0.0])
+    res = retrieve(QUERY, pool, vecs, config=RetrieveConfig(), now=NOW, query_vector=q)
+    assert res.decision == SERVE and set(res.ids[:3]) == {"a", "b", "c"}
+
+
+@given(st.lists(st.floats(-1.0, 1.0), min_size=1, max_size=40),
+       st.floats(0.0, 1.0), st.floats(-2.0, 2.0))
+def test_on_topic_keeps_the_best_and_nothing_far_below_it(sims, margin, z):
+    keep = on_topic(sims, -1.0, margin, z)
+    arr = np.array(sims)
+    assert keep[int(np.argmax(arr))]
+    assert not keep[arr < arr.max() - margin - 1e-12].any()
