@@ -246,8 +246,19 @@ class DevReport:
                 for name in self.advice}
 
 
-def _top(retriever: Retriever, query: str, vector: np.ndarray) -> tuple[str, Memory | None]:
-    served = retriever.search(query, query_vector=vector, now=NOW)
+def _per_namespace(memories: Sequence[Memory], vectors: np.ndarray, embedder: Any,
+                   config: Config) -> dict[str, Retriever]:
+    """One retriever per namespace: an agent searches its own namespace."""
+    out = {}
+    for ns in sorted({m.namespace for m in memories}):
+        rows = [i for i, m in enumerate(memories) if m.namespace == ns]
+        out[ns] = Retriever([memories[i] for i in rows], vectors[rows], embedder, config)
+    return out
+
+
+def _top(retrievers: dict[str, Retriever], ns: str, query: str,
+         vector: np.ndarray) -> tuple[str, Memory | None]:
+    served = retrievers[ns].search(query, query_vector=vector, now=NOW)
     return served.decision, (served[0].memory if len(served) else None)
 
 
@@ -276,17 +287,17 @@ def run_outcome_devset(configs: Sequence[tuple[str, Config]], cache: EvalCache,
         vectors = cache.embed([m.text for m in control], config.embedding)
         qv = cache.embed(queries, config.embedding)
         by_id = {m.id: i for i, m in enumerate(control)}
-        before = Retriever(pool, vectors[:len(pool)], embedder, config)
-        with_fresh = Retriever(control, vectors, embedder, config)
+        before = _per_namespace(pool, vectors[:len(pool)], embedder, config)
+        with_fresh = _per_namespace(control, vectors, embedder, config)
         done = maintain(pool, config, cache, now=NOW)
         active = {m.id for m in done.active}
-        after = Retriever(done.active, cache.embed([m.text for m in done.active],
-                                                   config.embedding), embedder, config)
+        after = _per_namespace(done.active, cache.embed([m.text for m in done.active],
+                                                        config.embedding), embedder, config)
         rows = []
         for (_ns, s), q in zip(dev.scenarios, qv):
             good, bad = by_id[f"{s.id}-good"], by_id[f"{s.id}-bad"]
-            _d, first = _top(before, s.query, q)
-            _d, first_after = _top(after, s.query, q)
+            _d, first = _top(before, _ns, s.query, q)
+            _d, first_after = _top(after, _ns, s.query, q)
             rows.append(DevAdviceRow(
                 s.id, _ns, float(vectors[good] @ q), float(vectors[bad] @ q),
                 float(vectors[good] @ vectors[bad]), first.id if first else "-",
@@ -295,8 +306,8 @@ def run_outcome_devset(configs: Sequence[tuple[str, Config]], cache: EvalCache,
                 first_after is not None and first_after.id == f"{s.id}-good"))
         tops = []
         for (_ns, t), q in zip(dev.topics, qv[len(dev.scenarios):]):
-            decision, first = _top(before, t.query, q)
-            _d, cfirst = _top(with_fresh, t.query, q)
+            decision, first = _top(before, _ns, t.query, q)
+            _d, cfirst = _top(with_fresh, _ns, t.query, q)
             tops.append(DevTopicRow(
                 t.id, float(vectors[by_id[f"{t.id}-stale"]] @ q),
                 float(vectors[by_id[f"{t.id}-loose"]] @ q), decision,
