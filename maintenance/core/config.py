@@ -377,6 +377,14 @@ class RetrieveConfig:
         "how far outcome can move a memory, in similarity units: at most 2 * band * (1 - base "
         "rate) up and 2 * band * base rate down; memories below similarity_floor are never "
         "lifted"))
+    outcome_growth: float = _opt(0.0, min=0.0, max=2.0, doc=(
+        "how much the outcome band grows with evidence: band * (1 + growth * n / (n + "
+        "outcome_evidence)), n the decayed successes + failures; 0: a fixed band"))
+    outcome_evidence: float = _opt(5.0, min=0.1, doc=(
+        "evidence (decayed successes + failures) at which the band has grown half-way"))
+    outcome_reach: float = _opt(2.0, min=0.0, max=2.0, doc=(
+        "outcome lifts a memory only within this cosine of the query's best candidate and "
+        "above the pool floor (relevance_z); 2: only similarity_floor applies"))
     route: bool = _opt(False, doc="score only the clusters nearest the query (the last run's "
                                   "routing table)")
     route_clusters: int = _opt(2, min=1, doc="routing: nearest cluster centroids searched")

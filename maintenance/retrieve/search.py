@@ -23,7 +23,13 @@ step's number, so a log line explains why a memory was served:
    at 0). With ``r = 0.5``, five successes in five (m = 0.86) against one failure (m = 0.33)
    is a swing of 0.37; one success against one failure (0.67 against 0.33) a swing of 0.23.
    The band was chosen on the adversarial scenarios of ``memmaint eval outcomes`` (a set
-   written for this project; docs/evaluation.md has the sensitivity table).
+   written for this project; docs/evaluation.md has the sensitivity table). Optionally the
+   band grows with evidence (``outcome_growth``: ``band * (1 + growth * n / (n +
+   outcome_evidence))``, ``n`` the decayed successes + failures, so new memories lean on
+   similarity and proven ones on outcome), and a positive bonus goes only to memories within
+   ``outcome_reach`` of the best cosine and above the pool floor (``relevance_z``). Growth is
+   off by default: on the generated dev set it served proven advice of other needs first
+   (docs/evaluation.md).
 4. **freshness gate** (``config.gate``), with the same TTL table as the maintenance agents
    (``config.agents.ttl_days``, :mod:`memmaint.maintenance.core.freshness`): ``FRESH`` memories pass
    unchanged, ``STALE_WARN`` ones are multiplied by ``freshness / 0.5`` (continuous: 1 at the
@@ -253,6 +259,12 @@ class _OutcomeTable:
         mean = (self.strength * rate + s) / (self.strength + s + f)
         return mean, rate
 
+    def evidence(self, now: datetime) -> np.ndarray:
+        """Per memory: decayed successes + failures (how much the outcome is known)."""
+        days = np.maximum(0.0, (to_utc(now).timestamp() - self.last_used) / 86400.0)
+        d = np.where(np.isnan(days), 1.0, 0.5 ** (np.nan_to_num(days) / self.half_life))
+        return (self.successes + self.failures) * d
+
 
 @dataclass
 class Retriever:
@@ -341,11 +353,14 @@ class Retriever:
                 lex = cfg.lexical_cap * raw / top
         if cfg.outcome and self._outcomes.any:
             expected, rate = self._outcomes.at(now)
+            evidence = self._outcomes.evidence(now)
         else:
-            expected = rate = np.zeros(len(self._active))
+            expected = rate = evidence = np.zeros(len(self._active))
         topical = on_topic(sims, cfg.similarity_floor, cfg.relevance_margin, cfg.relevance_z)
+        liftable = on_topic(sims, cfg.similarity_floor, cfg.outcome_reach, cfg.relevance_z)
         results = [self._score(int(i), float(sims[j]), float(lex[j]), now,
-                               float(expected[i]), float(rate[i]), bool(topical[j]))
+                               float(expected[i]), float(rate[i]), bool(topical[j]),
+                               bool(liftable[j]), float(evidence[i]))
                    for j, i in enumerate(idx)]
         return self._decide(query, results, k, routed)
 
@@ -364,7 +379,8 @@ class Retriever:
                                        cfg.route_min_candidates)
 
     def _score(self, i: int, sim: float, lex: float, now: datetime, expected: float,
-               rate: float, topical: bool = True) -> Result:
+               rate: float, topical: bool = True, liftable: bool = True,
+               evidence: float = 0.0) -> Result:
         cfg = self.retrieve_config
         mem = self._active[i]
         f = freshness(mem, now, self.ttl_table)
@@ -372,8 +388,9 @@ class Retriever:
         relevant = sim >= cfg.similarity_floor
         bonus = 0.0
         if cfg.outcome and (mem.successes > 0 or mem.failures > 0):
-            bonus = 2.0 * cfg.outcome_band * (expected - rate)
-            if not relevant:  # outcome never lifts a memory that is not relevant
+            grow = 1.0 + cfg.outcome_growth * evidence / (evidence + cfg.outcome_evidence)
+            bonus = 2.0 * cfg.outcome_band * grow * (expected - rate)
+            if not (relevant and liftable):  # outcome never lifts an off-topic memory
                 bonus = min(bonus, 0.0)
         score = sim + lex + bonus
         if cfg.gate and v == STALE_WARN:
