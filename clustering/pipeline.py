@@ -248,6 +248,9 @@ class ClusteringResult:
     cluster_seconds: float = 0.0
     history: Any = field(default=None, compare=False)
     n_shards: int = 1
+    #: the process's CPU seconds during each step (on a thread pool, other tasks' too)
+    reduce_cpu_seconds: float = 0.0
+    cluster_cpu_seconds: float = 0.0
 
     @property
     def n_clusters(self) -> int:
@@ -282,13 +285,14 @@ def cluster_embeddings(embeddings: Any, weights: Any, reduction: ReductionConfig
     """
     emb = check_matrix(embeddings, "embedding")
     w = _check_weights(weights, emb.shape[0])
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     reducer = reducer_from_config(reduction)
     reduced = np.asarray(reducer.fit_transform(emb), dtype=np.float64)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     labels, history = fit_labels_and_history(reduced, emb, w, clustering)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     return ClusteringResult(labels=np.asarray(labels, dtype=np.int64), reduced=reduced,
                             reduction_fallback=getattr(reducer, "fallback_", None),
                             reduce_seconds=t1 - t0, cluster_seconds=t2 - t1,
-                            history=history)
+                            history=history, reduce_cpu_seconds=c1 - c0,
+                            cluster_cpu_seconds=c2 - c1)

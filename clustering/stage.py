@@ -36,11 +36,12 @@ def cluster_pool(embeddings: Any, weights: Any, reduction: ReductionConfig,
     from memmaint.clustering.sharding import cluster_sharded
 
     assert sharding is not None
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = cluster_sharded(embeddings, weights, reduction, clustering,
                           max_shard_size=sharding.max_shard_size,
                           reconcile_cos=sharding.reconcile_cos, neighbours=sharding.neighbours,
                           seed=reduction.seed, executor=executor)
     return ClusteringResult(labels=res.labels, reduced=res.reduced,
                             reduction_fallback="; ".join(res.fallbacks) or None,
-                            cluster_seconds=time.perf_counter() - t0, n_shards=res.n_shards)
+                            cluster_seconds=time.perf_counter() - t0, n_shards=res.n_shards,
+                            cluster_cpu_seconds=time.process_time() - c0)

@@ -358,3 +358,15 @@ def test_cli_run_shards_by_default_config(tmp_path, cli, memories):
     assert out.exit_code == 0, out.output
     report = RunReport.load(report_path)
     assert report.stage("cluster").detail.get("shards", 0) >= 2
+
+
+def test_a_local_run_reports_the_cpu_of_reduce_and_cluster(tmp_path, memories):
+    """The stage table's CPU column: measured where the work runs (cluster_embeddings), not
+    around the bookkeeping that adds the stage's results up."""
+    with SQLiteStore(tmp_path / "cpu.db") as s:
+        s.add_memories(memories)
+        report = run_job(s, config_from_dict(CONFIG), now=NOW, dry_run=True)
+    for name in ("reduce", "cluster"):
+        stage = report.stage(name)
+        assert stage is not None and stage.seconds > 0
+        assert stage.cpu_seconds > 0.1 * stage.seconds  # not just the bookkeeping's

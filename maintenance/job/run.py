@@ -162,10 +162,12 @@ def _cluster(pool: Pool, config: Config, stages: Stages, prefix: str,
                               weights_of(pool.memories), config, on_done=tick)
     for ns, result in done.items():
         idx = pool.by_namespace[ns]
-        for name, secs in (("reduce", result.reduce_seconds),
-                           ("cluster", result.cluster_seconds)):
+        for name, secs, cpu in (
+                ("reduce", result.reduce_seconds, result.reduce_cpu_seconds),
+                ("cluster", result.cluster_seconds, result.cluster_cpu_seconds)):
             with stages(f"{prefix}{name}") as st:
                 st.seconds += secs
+                st.cpu_seconds += cpu
                 st.count += len(idx)
         if result.n_shards > 1:  # the cluster stage says how many shards it cut
             st.detail["shards"] = int(st.detail.get("shards", 0)) + result.n_shards
