@@ -406,7 +406,7 @@ def job_pool():
 
 def test_job_applies_the_cap_reports_it_and_undo_restores(tmp_path, cli):
     from memmaint.maintenance.job.run import compare_configs, run_job
-    from memmaint.maintenance.report.model import format_comparison, format_report
+    from memmaint.maintenance.report.text import format_comparison, format_report
     from memmaint.maintenance.store.sqlite import SQLiteStore
 
     db = tmp_path / "pool.db"

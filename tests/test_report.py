@@ -18,12 +18,11 @@ from memmaint.maintenance.report.model import (
     RunReport,
     StageTiming,
     compare_outcomes,
-    format_comparison,
-    format_report,
     map_coordinates,
     sample_indices,
     size_distribution,
 )
+from memmaint.maintenance.report.text import format_comparison, format_report
 
 EVIL = "<script>document.body.setAttribute('data-pwned','1')</script> & \"quotes\""
 

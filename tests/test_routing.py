@@ -337,7 +337,7 @@ def test_job_stores_routing_and_retrieval_uses_it(tmp_path):
     from memmaint.maintenance.core.records import Status
     from memmaint.maintenance.embed.hashing import HashingEmbedder
     from memmaint.maintenance.job.run import run_job
-    from memmaint.maintenance.report.model import format_report
+    from memmaint.maintenance.report.text import format_report
     from memmaint.maintenance.retrieve.search import Retriever
     from memmaint.maintenance.store.sqlite import SQLiteStore
 

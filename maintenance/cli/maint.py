@@ -93,7 +93,7 @@ def decisions_table(outcome: Any, *, width: int = 48) -> str:
     and the memory's text (reason and text cut to ``width`` characters; every cell made safe
     for a terminal)."""
     from memmaint.maintenance.core.text import for_terminal
-    from memmaint.maintenance.report.model import table
+    from memmaint.maintenance.report.text import table
 
     decisions = list(getattr(outcome, "decisions", None) or [])
     if not decisions:

@@ -158,7 +158,7 @@ def apply_cmd(plan_path: str, db: str, decisions_path: str | None,
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="With --export.")
 def queue_cmd(db: str, export_id: str | None, output: str | None) -> None:
     """List the plans waiting for review (left by `memmaint run --approve`)."""
-    from memmaint.maintenance.report.model import table
+    from memmaint.maintenance.report.text import table
     from memmaint.maintenance.review.queue import list_pending, pending_plan
 
     if bool(export_id) != bool(output):

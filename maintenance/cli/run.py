@@ -197,7 +197,7 @@ def _echo_report(report: Any, decisions: bool = False) -> None:
     """The run's summary on stdout; with a shadow, the primary-vs-shadow comparison; with
     ``decisions``, the primary's decisions as a table."""
     from memmaint.maintenance.job.run import shadow_comparison
-    from memmaint.maintenance.report.model import format_comparison, format_report
+    from memmaint.maintenance.report.text import format_comparison, format_report
 
     cmp = shadow_comparison(report)
     click.echo(for_terminal(format_report(report, outcomes=cmp is None), keep_newlines=True))
@@ -259,7 +259,8 @@ def _run_row(rec: Any) -> list[str]:
 def runs_cmd(db: str, limit: int, show_id: str | None, as_json: bool,
              decisions: bool = False) -> None:
     """List the stored runs, newest first (or print one run's report)."""
-    from memmaint.maintenance.report.model import RunReport, table
+    from memmaint.maintenance.report.model import RunReport
+    from memmaint.maintenance.report.text import table
 
     if decisions and not show_id:
         raise click.UsageError("--decisions needs --show RUN_ID")
@@ -296,7 +297,7 @@ def runs_cmd(db: str, limit: int, show_id: str | None, as_json: bool,
 def _emit_comparison(cmp: Any, json_path: str | None, html_path: str | None,
                      title: str) -> None:
     from memmaint.maintenance.report.html import render_html
-    from memmaint.maintenance.report.model import format_comparison
+    from memmaint.maintenance.report.text import format_comparison
 
     click.echo(for_terminal(format_comparison(cmp), keep_newlines=True))
     if json_path:

@@ -17,13 +17,12 @@ from datetime import datetime, timezone
 
 from memmaint.maintenance.report.model import (
     DECISION_TYPES,
-    OVERLAP_ROWS,
     Comparison,
     ConfigOutcome,
     RunReport,
-    outcome_rows,
     snippet,
 )
+from memmaint.maintenance.report.text import OVERLAP_ROWS, outcome_rows
 
 # Tableau-20-like palette; noise is drawn in light grey.
 PALETTE = (
