@@ -4,6 +4,7 @@ since the last successful run, not the memories' own dates; on SQLite and Postgr
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import timedelta
 
 import pytest
@@ -107,3 +108,31 @@ def test_a_run_without_a_recorded_sequence_falls_back_to_dates_once(store):
     store.add_memories([dataclasses.replace(m, id=f"b-{m.id}") for m in historic(10)])
     after = run_job(store, cfg(), dry_run=True)  # the sequence from now on
     assert after.status == "dry-run" and after.new_memories == 10
+
+
+def test_a_reviewed_apply_records_what_its_plan_saw(store):
+    """``memmaint plan`` + review + ``apply``: the apply's run record carries the sequence the
+    plan was made at (``PlanFile.store_seq``) and the numbers the apply took, so the next
+    night counts what arrived after planning, not the apply's own writes (and not by date)."""
+    from memmaint.maintenance.review.apply import apply_reviewed
+    from memmaint.maintenance.review.planfile import (
+        Decisions,
+        PlanFile,
+        changing_actions,
+        make_plan_file,
+    )
+
+    first_run(store)
+    # before planning (the plan sees them): five notes, each stored twice, so it merges
+    store.add_memories(historic(5) + [dataclasses.replace(m, id=f"{m.id}-again")
+                                      for m in historic(5)])
+    pf, _ = make_plan_file(store, cfg(job__min_new_memories=0))
+    assert pf is not None and pf.store_seq is not None
+    pf = PlanFile.from_dict(json.loads(pf.to_json()))  # survives the file
+    keys = [k for k, _c, _a in changing_actions(pf.plan)]
+    assert keys  # the apply writes something of its own
+    apply_reviewed(pf, store, Decisions.of(pf, keys))
+    store.add_memories([dataclasses.replace(m, id=f"late-{i}", text=f"late {m.text}")
+                        for i, m in enumerate(historic(3, days=400))])
+    report = run_job(store, cfg(job__min_new_memories=0), dry_run=True)
+    assert report.new_memories == 3

@@ -452,6 +452,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
             result = apply_plan(the_plan, store, report.run_id, dry_run=True)
             st.count = primary.memories_affected
         _tick(progress, "apply", n_act, n_act)
+        report.changes = marks(chosen, seen, None, None)  # what a plan made here saw
         _finish(report, primary, result, stages, "dry-run")
         return
     with store.transaction():  # the changes and the run record commit together

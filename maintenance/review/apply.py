@@ -109,7 +109,12 @@ def apply_reviewed(pf: PlanFile, store: MemoryStore, decisions: Decisions | None
                            namespaces=namespaces)
         report.pool_before = _active(store, namespaces)
         with store.transaction():
+            from memmaint.maintenance.job.changes import current_seq, marks
+
+            own_start = current_seq(store, lock=True)  # numbers taken from here on are ours
             result = apply_plan(plan, store, run_id)
+            # the next night counts what the store saw after the plan was made, ours aside
+            report.changes = marks(namespaces, pf.store_seq, own_start, current_seq(store))
             skipped = {s.key: s.reason for s in result.skipped}
             out = _result(run_id, pf, filtered, keys, stale, skipped, result.counts)
             report.pool_after = _active(store, namespaces)

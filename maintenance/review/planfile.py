@@ -73,6 +73,9 @@ class PlanFile:
     memories: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     store_fingerprint: str = ""
     digests: dict[str, str] = field(default_factory=dict)
+    #: the store's change sequence when the plan was made (``memmaint.maintenance.job.changes``;
+    #: None for a store without one): what the next night counts as new starts there
+    store_seq: int | None = None
 
     def __post_init__(self) -> None:
         self.store_url = redact_url(self.store_url)  # no password ever leaves the URL
@@ -89,7 +92,8 @@ class PlanFile:
                 "store": redact_url(self.store_url), "store_fingerprint": self.store_fingerprint,
                 "config_hash": self.config_hash, "created_at": format_time(self.created_at),
                 "namespaces": self.plan.namespaces(), "memories": self.memories,
-                "digests": self.digests, "plan": self.plan.to_dict()}
+                "digests": self.digests, "store_seq": self.store_seq,
+                "plan": self.plan.to_dict()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=1)
@@ -123,13 +127,17 @@ class PlanFile:
                 raise TypeError("digests must map action keys to digests")
             from memmaint.maintenance.core.records import parse_time
 
+            seq = data.get("store_seq")
+            if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int)
+                                    or seq < 0):
+                raise TypeError("store_seq must be a sequence number or null")
             return cls(plan=plan, store_url=str(data.get("store", "")),
                        config_hash=str(data.get("config_hash", "")),
                        created_at=parse_time(data["created_at"]),
                        memories={str(ns): {str(k): dict(v) for k, v in ids.items()}
                                  for ns, ids in mems.items()},
                        store_fingerprint=str(data.get("store_fingerprint", "")),
-                       digests=dict(digests))
+                       digests=dict(digests), store_seq=seq)
         except PlanError as exc:
             raise InputError(f"{where}: {exc}") from None
         except (KeyError, TypeError, ValueError, AttributeError, OverflowError,
@@ -182,7 +190,10 @@ def make_plan_file(store: MemoryStore, config: Config, *,
                      now=now, progress=progress, plan_sink=got.append)
     if not got:
         return None, report
-    return bind(got[0], store, config.hash()), report
+    pf = bind(got[0], store, config.hash())
+    seen = {int(m["seen"]) for m in (report.changes or {}).values()
+            if isinstance(m, dict) and "seen" in m}
+    return (replace(pf, store_seq=seen.pop()) if len(seen) == 1 else pf), report
 
 
 def bind(plan: Plan, store: MemoryStore, config_hash: str = "") -> PlanFile:
