@@ -32,11 +32,11 @@ def mem(text: str, id: str, days_ago: float = 1.0, **kw) -> Memory:
     return Memory(text=text, id=id, created_at=NOW - timedelta(days=days_ago), **kw)
 
 
-def at_cosines(cosines: list[float]) -> tuple[np.ndarray, np.ndarray]:
+def at_cosines(cosines: list[float], dim: int = DIM) -> tuple[np.ndarray, np.ndarray]:
     """A query vector e0 and one unit row per cosine, each orthogonal part on its own axis."""
-    q = np.zeros(DIM)
+    q = np.zeros(dim)
     q[0] = 1.0
-    rows = np.zeros((len(cosines), DIM))
+    rows = np.zeros((len(cosines), dim))
     for i, c in enumerate(cosines):
         rows[i, 0] = c
         rows[i, i + 1] = math.sqrt(1.0 - c * c)

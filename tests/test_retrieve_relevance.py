@@ -3,12 +3,12 @@ related fresh note does not unlock a topic whose answers are all stale (issue #3
 
 from __future__ import annotations
 
-import math
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
+from test_retrieve import at_cosines as unit_rows_at
 
 from memmaint.maintenance.core.config import RetrieveConfig
 from memmaint.maintenance.core.freshness import on_topic
@@ -25,13 +25,7 @@ def mem(text: str, id: str, days_ago: float, kind: str = "default", **kw) -> Mem
 
 
 def at_cosines(cosines: list[float]) -> tuple[np.ndarray, np.ndarray]:
-    q = np.zeros(DIM)
-    q[0] = 1.0
-    rows = np.zeros((len(cosines), DIM))
-    for i, c in enumerate(cosines):
-        rows[i, 0] = c
-        rows[i, i + 1] = math.sqrt(1.0 - c * c)
-    return q, rows
+    return unit_rows_at(cosines, DIM)
 
 
 def distractors(n: int) -> list[Memory]:

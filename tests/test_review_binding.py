@@ -46,6 +46,15 @@ def _edit_plan(plan: Path, change: Callable[[dict[str, Any]], None]) -> None:
     plan.write_text(json.dumps(data), encoding="utf-8")
 
 
+
+def _raise_versions(data: dict[str, Any]) -> None:
+    """Every version in a plan file one higher: the clusters' and the snapshots'."""
+    for c in data["plan"]["clusters"]:
+        c["versions"] = {k: v + 1 for k, v in c["versions"].items()}
+    for ids in data["memories"].values():
+        for snap in ids.values():
+            snap["version"] += 1
+
 def _first(data: dict[str, Any], kind: str) -> tuple[dict[str, Any], dict[str, Any]]:
     for cluster in data["plan"]["clusters"]:
         for action in cluster["actions"]:
@@ -85,13 +94,7 @@ def raised_versions(db: Path, plan: Path, decisions: Path, tmp: Path) -> tuple[P
         with store.transaction() as tx:
             tx.update(dataclasses.replace(mem, text="Refunds take 90 days"), mem.version)
 
-    def change(data: dict[str, Any]) -> None:
-        for c in data["plan"]["clusters"]:
-            c["versions"] = {k: v + 1 for k, v in c["versions"].items()}
-        for ids in data["memories"].values():
-            for snap in ids.values():
-                snap["version"] += 1
-    _edit_plan(plan, change)
+    _edit_plan(plan, _raise_versions)
     return db, decisions
 
 
@@ -104,13 +107,7 @@ def raised_versions_and_digests(db: Path, plan: Path, decisions: Path,
             with store.transaction() as tx:
                 tx.update(dataclasses.replace(mem, text=mem.text + " (edited)"), mem.version)
 
-    def change(data: dict[str, Any]) -> None:
-        for c in data["plan"]["clusters"]:
-            c["versions"] = {k: v + 1 for k, v in c["versions"].items()}
-        for ids in data["memories"].values():
-            for snap in ids.values():
-                snap["version"] += 1
-    _edit_plan(plan, change)
+    _edit_plan(plan, _raise_versions)
     data = json.loads(plan.read_text(encoding="utf-8"))
     pf = PlanFile.from_dict(data)
     data["digests"] = plan_digests(pf.plan, pf.memories)
