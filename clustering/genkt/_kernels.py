@@ -373,6 +373,12 @@ def sources_digest() -> str:
     return h.hexdigest()
 
 
+def _disk_caches(kernels: Sequence[Any]) -> list[Any]:
+    """The kernels' on-disk numba caches (none under ``NUMBA_DISABLE_JIT``)."""
+    return [c for c in (getattr(k, "_cache", None) for k in kernels)
+            if c is not None and hasattr(c, "flush") and hasattr(c, "cache_path")]
+
+
 def refresh_disk_cache(kernels: Sequence[Any], digest: str) -> bool:
     """Drop the on-disk cache of every kernel in ``kernels`` unless the stamp file next to
     it says it was written from sources with this ``digest``; then write the stamp.
@@ -380,8 +386,7 @@ def refresh_disk_cache(kernels: Sequence[Any], digest: str) -> bool:
     Returns whether the caches were dropped. Without a cache (``NUMBA_DISABLE_JIT``) or in a
     read-only cache folder nothing happens (numba's own per-file check still applies).
     """
-    caches = [c for c in (getattr(k, "_cache", None) for k in kernels)
-              if c is not None and hasattr(c, "flush") and hasattr(c, "cache_path")]
+    caches = _disk_caches(kernels)
     if not caches:
         return False
     stamp = Path(caches[0].cache_path) / _STAMP
@@ -430,8 +435,7 @@ def prepare(strategy: str) -> Any:
     from memmaint.clustering.reduce._numba_cache import CompileNotice
 
     ensure_fresh()
-    caches = [c for c in (getattr(k, "_cache", None) for k in KERNELS)
-              if c is not None and hasattr(c, "cache_path")]
+    caches = _disk_caches(KERNELS)
     if not caches:  # no disk cache (NUMBA_DISABLE_JIT): nothing compiles, nothing to say
         return CompileNotice(None)
     family = _FAMILY.get(strategy, strategy)  # strategies sharing one loop share its compile

@@ -7,11 +7,14 @@ neighbours. The design, and why every strategy gives bit-identical results, is d
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
 import numba
 import numpy as np
+
+from memmaint.clustering.reduce._numba_cache import cache_dir
 
 #: numba's decorator, typed once: its stubs have no overload for options given as ``**kwargs``
 #: and decorated functions are dispatchers, not the functions mypy sees
@@ -21,21 +24,21 @@ _compile = njit(nogil=True)
 #: every kernel defined so far (``_kernels`` keeps their disk cache consistent)
 KERNELS: list[Any] = []
 
+#: where the kernels' numba cache goes: memmaint's folder, unless NUMBA_CACHE_DIR is set
+#: (numba's own rule); read once, when the kernel modules are imported
+_CACHE_DIR = None if os.environ.get("NUMBA_CACHE_DIR") else str(cache_dir())
+
 
 def kernel(fn: Callable[..., Any]) -> Any:
     """Compile ``fn`` as a kernel: nopython mode, GIL released, cached on disk in memmaint's
     cache folder (:func:`~memmaint.clustering.reduce._numba_cache.cache_dir`, UMAP's too)
     whatever was imported first, so every process of a machine shares one compiled copy;
     ``NUMBA_CACHE_DIR``, when set, wins (numba's own rule)."""
-    import os
-
-    from memmaint.clustering.reduce._numba_cache import cache_dir
-
     dispatcher = _compile(fn)
     before = numba.config.CACHE_DIR  # type: ignore[attr-defined]
     try:
-        if not os.environ.get("NUMBA_CACHE_DIR"):
-            numba.config.CACHE_DIR = str(cache_dir())  # type: ignore[attr-defined]
+        if _CACHE_DIR is not None:
+            numba.config.CACHE_DIR = _CACHE_DIR  # type: ignore[attr-defined]
         dispatcher.enable_caching()  # the cache's folder is chosen here, once
     finally:
         numba.config.CACHE_DIR = before  # type: ignore[attr-defined]
