@@ -57,6 +57,8 @@ PLAN_BYTES = {
                                                           "9" * 5000, 1).encode(),
     "not an object": lambda data: b"[1, 2, 3]",
     "NaN": lambda data: json.dumps(data).replace('"label": ', '"label": NaN, "x": ', 1).encode(),
+    "store_seq not a sequence number": lambda data: json.dumps(
+        {**data, "store_seq": "yesterday"}).encode(),
 }
 
 
