@@ -127,7 +127,9 @@ def extract(text: str) -> Facts:
         add("number", _num(m.group(1)), m)
 
     masked = list(low)
-    for start, end in spans:
+    # an identifier ("invalid_token", "max_retries") is a name, not words with a polarity
+    code = [m.span() for m in re.finditer(r"\b\w+_\w+\b", low)]
+    for start, end in [*spans, *code]:
         masked[start:end] = " " * (end - start)
     words = _WORD.findall("".join(masked))
     for w in words:

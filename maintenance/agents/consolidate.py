@@ -38,13 +38,19 @@ import numpy as np
 from memmaint.maintenance.agents.coverage import (
     Unit,
     coverage,
+    relative_times,
     same_anchor,
     sentences,
     stem,
     units,
 )
-from memmaint.maintenance.agents.samefact import SAME_FACT_COSINE, same_fact, states_same_fact
-from memmaint.maintenance.agents.slots import Statement, relation, statement
+from memmaint.maintenance.agents.samefact import (
+    MULTI_CLAUSE_COSINE,
+    SAME_FACT_COSINE,
+    same_fact,
+    states_same_fact,
+)
+from memmaint.maintenance.agents.slots import Statement, is_past, relation, statement
 from memmaint.maintenance.agents.updates import RelationFn
 from memmaint.maintenance.core.config import AgentsConfig
 from memmaint.maintenance.core.records import Memory
@@ -134,9 +140,19 @@ def clause_covered(clause: Clause, kept: Sequence[Clause]) -> str | None:
         return None
     for other in kept:
         vb = _vector(other)
-        if vb is not None and (why := same_fact(clause.text, other.text, float(va @ vb))):
+        whole = clause.vector is None or other.vector is None  # a memory's vector stands in
+        floor = MULTI_CLAUSE_COSINE if whole else SAME_FACT_COSINE
+        if vb is not None and (why := same_fact(clause.text, other.text, float(va @ vb),
+                                                threshold=floor)):
             return why
     return None
+
+
+def _dated(clause: str) -> bool:
+    """Whether the clause's time is its memory's: an event ("went", "was paid") or a
+    relative time ("yesterday"); a standing state ("is replicated to a second region") reads
+    the same under any date and may join a memory of another day."""
+    return is_past(clause) or bool(relative_times(clause))
 
 
 def _join(text: str, clause: str) -> str:
@@ -191,7 +207,7 @@ def consolidate(group: Sequence[int], mems: Sequence[Memory], vecs: np.ndarray,
         if cfg.merge_uncovered == "apart":
             apart[g] = "it adds a fact and merge_uncovered is 'apart'"
             continue
-        if mems[g].created_at.date() != newest_day:
+        if mems[g].created_at.date() != newest_day and any(_dated(c.text) for c in new):
             apart[g] = (f"it adds a fact dated {mems[g].created_at.date()} and the merged "
                         f"memory would be dated {newest_day}")
             continue
@@ -223,7 +239,7 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
         if j == seed or j in taken:
             continue
         cos = float(sims[seed, j])
-        if cos < min(cfg.dedup_threshold, SAME_FACT_COSINE):
+        if cos < min(cfg.dedup_threshold, MULTI_CLAUSE_COSINE):
             continue
         if cos < cfg.merge_threshold and not (
                 (cos >= cfg.dedup_threshold and coverage(mems[j].text, mems[seed].text))

@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 
 #: Cosine from which two clauses may state the same fact (the anchors decide the rest).
 SAME_FACT_COSINE = 0.65
+#: The same floor when a memory of several sentences stands in for one of its clauses: its
+#: vector mixes the other sentences in ("Amara works on a ThinkPad X1." is at 0.85 to "Amara's
+#: work laptop is a ThinkPad X1." but at 0.65 to that sentence followed by "The laptop has
+#: 32 GB of memory.").
+MULTI_CLAUSE_COSINE = 0.55
 #: Words that say a habit holds; interchangeable between paraphrases of one routine.
 HABIT = frozenset(("always", "usually", "usual", "every", "daily", "regularly", "normally",
                    "typically", "generally", "habitually", "routinely", "each"))
@@ -54,6 +59,11 @@ def _content(us: Sequence[Unit]) -> list[str]:
     """Content words and names in reading order, habit and generic words left out."""
     return [u.key for u in us if u.kind in ("word", "name") and u.key not in HABIT
             and u.key not in _GENERIC]
+
+
+def _negated(us: Sequence[Unit]) -> bool:
+    """Whether the clause is negated (its negation's word does not matter)."""
+    return any(u.kind == "negation" for u in us)
 
 
 def _fuzzy_in(word: str, pool: set[str]) -> bool:
@@ -113,8 +123,7 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
     ua, ub = units(a_text), units(b_text)
     if anchors_agree(ua, ub) is not None:
         return None
-    if {u.key for u in ua if u.kind == "negation"} != {u.key for u in ub if u.kind
-                                                       == "negation"}:
+    if _negated(ua) != _negated(ub):  # "cannot eat gluten" / "so no gluten": one polarity
         return None
     if _status(ua) != _status(ub):
         return None
@@ -208,7 +217,7 @@ def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
       "always"; cosine >= :data:`CHANGE_COSINE`): "Aisha drinks a cortado every
       morning" / "Aisha drinks an oat flat white every morning".
     """
-    from memmaint.maintenance.agents.slots import same_holder, statement
+    from memmaint.maintenance.agents.slots import ENTITIES, same_holder, statement
 
     if cosine < UPDATE_VERB_COSINE:
         return None
@@ -224,12 +233,18 @@ def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
     wb = {u.key for u in ub if u.kind == "word"} - holder - _GENERIC
     for x, other in ((st_a, wb | {u.key for u in ub if u.kind == "name"}),
                      (st_b, wa | {u.key for u in ua if u.kind == "name"})):
-        if "/" in x.holder and not _fuzzy_in(x.holder.split("/")[1], other):
+        owned = x.holder.split("/")[1] if "/" in x.holder else ""
+        if owned in ENTITIES and not _fuzzy_in(owned, other):
             return None  # "Tom's sister lives in Porto" is not said of Tom
     na = _value_names(statement(_ASIDE.sub("", a_text))) - holder
     nb = _value_names(statement(_ASIDE.sub("", b_text))) - holder
-    common = (st_a.names & st_b.names) - holder  # a name both state is what they share
-    if cosine >= CHANGE_COSINE and na and nb and not common and not _parts_shared(na, nb):
+    # a name both state is what they share; a slashed name's parts ("America" of
+    # "America/Chicago" and "America/Toronto") are not
+    common = (_value_names(st_a) & _value_names(st_b)) - holder
+    # one value for another: as many names on each side ("for Tom in America/Chicago" /
+    # "for the user in Asia/Tokyo" names a holder besides the value: another subject)
+    if cosine >= CHANGE_COSINE and na and nb and not common and not _parts_nested(na, nb) \
+            and _name_runs(a_text, na) == _name_runs(b_text, nb):
         both_verbs = {stem(v) for v in (_main_verb(a_text, st_a.verb),) if v and stem(v) == stem(
             _main_verb(b_text, st_b.verb))}
         attr = sorted(w for w in wa - both_verbs if _fuzzy_in(w, wb))
@@ -263,10 +278,24 @@ def _habit(us: Sequence[Unit]) -> bool:
     return any(u.key in HABIT for u in us)
 
 
-def _parts_shared(na: set[str], nb: set[str]) -> bool:
+def _parts_nested(na: set[str], nb: set[str]) -> bool:
+    """One side's name parts are all the other's ("Unity" in "Unity/C#")."""
     pa = {p for n in na for p in n.split("/")}
     pb = {p for n in nb for p in n.split("/")}
-    return bool(pa & pb)
+    return pa <= pb or pb <= pa
+
+
+def _name_runs(text: str, names: set[str]) -> int:
+    """How many values ``names`` are in ``text``: adjacent names are one ("VS Code")."""
+    runs, inside = 0, False
+    for tok in re.findall(r"[\w/#+.'-]+", text):
+        low = tok.lower().removesuffix("'s").rstrip(".")
+        if tok != tok.lower() and (low in names or any(p in names for p in low.split("/"))):
+            runs += not inside
+            inside = True
+        else:
+            inside = False
+    return runs
 
 
 _ADVERBS = frozenset(("now", "always", "usually", "often", "never", "not", "no", "still",
@@ -282,7 +311,7 @@ def _main_verb(text: str, verb: str) -> str:
     return found.group(1).lower() if found else ""
 
 
-__all__ = ["CHANGE_COSINE", "HABIT", "SAME_FACT_COSINE", "anchors_agree", "same_fact",
+__all__ = ["CHANGE_COSINE", "HABIT", "MULTI_CLAUSE_COSINE", "SAME_FACT_COSINE", "anchors_agree", "same_fact",
            "states_same_fact", "substitution", "value_change"]
 
 
@@ -290,4 +319,7 @@ def states_same_fact(a: str, b: str, cosine: float) -> bool:
     """Whether a clause of ``a`` is said by a clause of ``b`` or the other way round (the
     memories' ``cosine`` standing in for their clauses'): one fact, maybe refined."""
     ca, cb = sentences(a) or [a], sentences(b) or [b]
-    return any(same_fact(x, y, cosine) or same_fact(y, x, cosine) for x in ca for y in cb)
+    floor = MULTI_CLAUSE_COSINE if len(ca) > 1 or len(cb) > 1 else SAME_FACT_COSINE
+    return any(same_fact(x, y, cosine, threshold=floor) or same_fact(y, x, cosine,
+                                                                      threshold=floor)
+               for x in ca for y in cb)

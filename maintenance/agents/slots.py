@@ -65,7 +65,10 @@ UPDATE_WORDS = frozenset((
 ))
 _SWITCH = re.compile(r"\b(?:switch(?:ed)?|mov(?:ed|e)|chang(?:ed|e)|migrat(?:ed|e)|went|"
                      r"relocat(?:ed|e)|transferr?(?:ed)?)\s+from\s+(.+?)\s+to\s+|"
-                     r"\bleft\s+(.+?)\s+(?:and\s+)?(?:joined|for)\s+", re.IGNORECASE)
+                     r"\bleft\s+(.+?)\s+(?:and\s+)?(?:joined|for)\s+|"
+                     r"\b(?:replac(?:ed|e)|swapp?(?:ed)?|trad(?:ed|e)|exchang(?:ed|e))\s+"
+                     r"(?:the|their|his|her|its|an?)?\s*(.+?)\s+(?:with|for)\s+",
+                     re.IGNORECASE)
 #: Slot words that name one attribute ("employer is Initech" / "works at Hooli").
 _SLOT_ALIASES = {"employer": "work", "job": "work", "employ": "work"}
 #: Sentence-initial words after which a lower-case word in -s is not a verb ("The users").
@@ -81,6 +84,7 @@ _VERBISH = frozenset((
     "went", "owns", "owned", "gets", "got", "plays", "played", "meets", "met", "happens",
     "became", "becomes", "paid", "pays", "joined", "joins", "left", "leaves", "drives",
     "drove", "speaks", "spoke", "ate", "eats", "enjoys", "enjoyed", "attended", "attends",
+    "go", "come", "comes", "sits", "departs", "arrives", "stays",
 ))
 _SLOT_SKIP = frozenset((
     "a", "an", "the", "at", "in", "on", "to", "for", "of", "from", "is", "are", "was",
@@ -96,6 +100,9 @@ _FUNCTION = frozenset(("who", "which", "that", "since", "until", "because", "whe
 _SLOT_BREAK = frozenset(("as", "by", "and", "or", "but", "than", "like", "with", "per",
                          "says", "said", "noted", "according"))
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’/#+.\-]*[A-Za-z0-9#+]|[A-Za-z0-9]|[.!?;:,]")
+#: "The price *of* the Pro plan", "The engine *behind* the orders database": what comes
+#: before them in a subject is an attribute of the holder that follows.
+_ATTRIBUTE_OF = frozenset(("of", "behind", "for"))
 _MONTHS_DAYS = frozenset((
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
@@ -130,6 +137,8 @@ def is_past(text: str) -> bool:
         idx = [k for k, w in enumerate(words) if w == word]
         if idx and idx[0] > 0 and words[idx[0] - 1] in _BE:
             continue
+        if idx and "with" in words[max(0, idx[0] - 3):idx[0]]:
+            continue  # a state: "with bills included", "with breakfast served"
         return True
     return False
 
@@ -195,6 +204,7 @@ def statement(text: str) -> Statement:
     n_first, first_tok, owner, verb_found, comma = 0, "", "", False, False
     pending: tuple[str, str, str] | None = None
     verb, prev_tok, mods = "", "", frozenset[str]()
+    of_at = 0  # subject words before "of" name an attribute ("The price of the Pro plan")
     for tok in toks:
         prev_tok, tok_before = tok, prev_tok
         if tok in ".!?;:," and pending is not None:
@@ -213,14 +223,16 @@ def statement(text: str) -> Statement:
         is_name = (tok[0].isupper() and not start and low not in _MONTHS_DAYS) or (
             "/" in tok and any(c.isupper() for c in tok)) or tok.endswith("#")
         if first_sentence and not seen_verb:
-            if low in _VERBISH or (not start and not tok[0].isupper()
+            if (low in _VERBISH and not tok_before.lower().endswith("'s")) or (not start and not tok[0].isupper()
                                    and low.endswith("ed") and subject_words) or (
                     _third_person(tok, n_first, first_tok)) or (
                     _verb_after_noun(tok, tok_before, subject_words)):
                 seen_verb = verb_found = True
                 verb = low
                 holder = _owned(owner, subject_words[-1]) if subject_words else ""
-                mods = _modifiers(owner, subject_words)
+                mods = _modifiers(owner, subject_words[of_at:])
+            elif low in _ATTRIBUTE_OF and subject_words and not owner:
+                of_at = len(subject_words)
             elif not tok[0].isdigit() and low not in _SLOT_SKIP:
                 subject_words.append(low if is_name else stem(low))
                 if is_name and not comma:  # "The Enterprise plan", not "..., as Ann"
@@ -252,10 +264,10 @@ def statement(text: str) -> Statement:
         slots.add(pending)
     if first_sentence and not seen_verb and subject_words:
         holder = _owned(owner, subject_words[-1])
-        mods = _modifiers(owner, subject_words)
+        mods = _modifiers(owner, subject_words[of_at:])
     switched: set[str] = set()
     for m in _SWITCH.finditer(text):
-        for tok in _TOKEN.findall(m.group(1) or m.group(2)):
+        for tok in _TOKEN.findall(m.group(1) or m.group(2) or m.group(3)):
             if tok not in ".!?;:," and (tok[0].isupper() or "/" in tok or "#" in tok):
                 switched.update(_names(tok))
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
@@ -287,12 +299,27 @@ def _modifiers(owner: str, subject_words: list[str]) -> frozenset[str]:
     return frozenset(subject_words[:-1]) if not owner else frozenset()
 
 
+#: Possessed nouns that name another holder ("Tom's *sister*", "Maya's *dog*"), not an
+#: attribute of the owner ("Dmitri's phone *contract*", "Sofia's work *laptop*"); stems.
+ENTITIES = frozenset(stem(w) for w in (
+    "sister", "brother", "mother", "father", "mom", "dad", "parent", "parents", "wife",
+    "husband", "partner", "son", "daughter", "child", "children", "kid", "kids", "friend",
+    "boss", "manager", "colleague", "coworker", "team", "dog", "cat", "pet", "neighbour",
+    "neighbor", "landlord", "doctor", "client", "customer", "company", "family", "baby",
+    "grandmother", "grandfather", "aunt", "uncle", "cousin", "roommate", "fiance", "fiancee"))
+
+
 def same_holder(a: str, b: str) -> bool:
     """Whether two holders are one: equal, or one is the other's owner ("Lukas's home" /
     "Lukas"); never when either is empty."""
     if not a or not b:
         return False
-    return a == b or a.split("/")[0] == b or b.split("/")[0] == a
+    if a == b:
+        return True
+    for x, y in ((a, b), (b, a)):  # "Tom's sister" is not Tom
+        if "/" in x and x.split("/")[0] == y and x.split("/")[1] not in ENTITIES:
+            return True
+    return False
 
 
 def _third_person(tok: str, index: int, first: str) -> bool:
@@ -394,5 +421,5 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
     return Relation("change", "; ".join(diffs))
 
 
-__all__ = ["ID_NOUNS", "UPDATE_WORDS", "Relation", "Statement", "differing_ids", "identifiers",
+__all__ = ["ENTITIES", "ID_NOUNS", "UPDATE_WORDS", "Relation", "Statement", "differing_ids", "identifiers",
            "relation", "same_holder", "slot_changes", "statement"]

@@ -144,9 +144,10 @@ def _restatements(mems: Sequence[Memory], live: Sequence[int],
     """A memory that restates a superseded value ("Tom's home is in Lyon" beside "Tom is
     based in Lyon", superseded by "Tom is based in Graz") is superseded by the same winner,
     when it is not newer than the winner and nothing sets the two apart."""
+    beat = {win for win, _d in lost.values()}
     for j, (w, detail) in list(lost.items()):
         for x in live:
-            if x in lost or x in winners or x == w or x == j:
+            if x in lost or x in beat or x == w or x == j:
                 continue
             found = rel(x, w)
             if (found is not None and found.kind == "distinct") or \

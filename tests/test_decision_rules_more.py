@@ -1,0 +1,112 @@
+"""Rule readings added after reading the decision set's failures as a user would (#32): the
+holder behind an attribute ("The price *of* the plan"), a possessed entity is another holder
+("Tom's *sister*"), one value for one value (a named holder beside a value is another
+subject), "replaced X with Y" retires X, the polarity of a negation rather than its word,
+identifiers are not words with a polarity, a restatement of a superseded value goes with it,
+and a standing state may join a memory of another day while an event may not."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from memmaint.maintenance.agents.conflicts import extract
+from memmaint.maintenance.agents.consolidate import consolidate
+from memmaint.maintenance.agents.samefact import same_fact, states_same_fact, value_change
+from memmaint.maintenance.agents.slots import is_past, relation, same_holder, statement
+from memmaint.maintenance.agents.updates import relations, resolve_changes
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.core.records import Memory
+
+T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
+
+
+def test_words_before_of_or_behind_are_an_attribute_not_a_subject_modifier():
+    st = statement("The price of the Pro plan is $99 per month.")
+    assert st.holder == "plan" and "pric" not in st.subject_mods
+    st = statement("The engine behind the orders database is PostgreSQL 15.")
+    assert st.holder == "databas" and "engin" not in st.subject_mods
+    assert same_fact("The Pro plan costs $99 per month.",
+                     "The price of the Pro plan is $99 per month.", 0.97)
+
+
+def test_a_possessed_entity_is_another_holder_a_possessed_attribute_is_not():
+    assert not same_holder("tom/sister", "tom") and not same_holder("maya/dog", "maya")
+    assert same_holder("dmitri/contract", "dmitri") and same_holder("sofia/laptop", "sofia")
+    found = relation(statement("Tom's sister lives in Porto."), statement("Tom lives in Lyon."),
+                     0.61)
+    assert found is None or found.kind != "change"
+    assert value_change("Dmitri gets phone service from Vodafone.",
+                        "Dmitri's phone contract is with Swisscom.", 0.73)
+
+
+def test_a_named_holder_beside_the_value_is_another_subject():
+    assert value_change("Schedule anything for Tom in America/Chicago time.",
+                        "Schedule anything for the user in Asia/Tokyo time.", 0.6) is None
+    # a value of several words is one value ("VS Code"), and a shared region is not a name
+    assert value_change("The user uses Neovim as the code editor.",
+                        "The user now codes in VS Code.", 0.58)
+    assert value_change("Tom's timezone is America/Chicago.",
+                        "Tom works in the America/Toronto timezone.", 0.83)
+
+
+def test_replaced_x_with_y_retires_x():
+    assert statement("Amara replaced the Framework 13 with a ThinkPad X1.").switched_from \
+        == {"framework"}
+    found = relation(statement("Amara was issued a Framework 13 laptop."),
+                     statement("Amara replaced the Framework 13 with a ThinkPad X1."), 0.78)
+    assert found is not None and found.kind == "change"
+
+
+@pytest.mark.parametrize("a,b,same", [
+    ("Sofia cannot eat gluten.", "Sofia has coeliac disease, so no gluten.", True),
+    ("Tom does not drink coffee.", "Tom never drinks coffee.", True),
+    ("Sofia eats gluten.", "Sofia has coeliac disease, so no gluten.", False),
+])
+def test_negations_count_by_polarity_not_by_word(a, b, same):
+    assert states_same_fact(a, b, 0.82) is same
+
+
+def test_an_identifier_has_no_polarity():
+    assert extract("The error they see is 401 invalid_token.").polarity == {}
+    assert extract("The token is invalid.").polarity
+
+
+def test_a_participle_after_with_is_a_state_not_an_event():
+    assert not is_past("Grace's rent is £1,200 a month with bills included.")
+    assert is_past("Grace included the bills in the rent.")
+
+
+def _mem(i: int, text: str, days: int) -> Memory:
+    return Memory(id=f"m{i}", text=text, namespace="ns", created_at=T0 + timedelta(days=days))
+
+
+def test_a_restatement_of_a_superseded_value_is_superseded_with_it():
+    mems = [_mem(0, "Tom's home is in Lyon.", 0), _mem(1, "Tom is based in Lyon.", 30),
+            _mem(2, "Tom is based in Graz.", 60)]
+    stmts = [statement(m.text) for m in mems]
+    sims = np.array([[1, .85, .6], [.85, 1, .7], [.6, .7, 1]])
+    cfg = AgentsConfig()
+    decided: dict = {}
+    resolve_changes(mems, stmts, [2, 1, 0], decided, {}, {}, {}, relations(stmts, sims, cfg),
+                    cfg, same=lambda x, y: states_same_fact(mems[x].text, mems[y].text,
+                                                            float(sims[x, y])))
+    assert set(decided) == {0, 1}  # both Lyon memories; Graz stays
+
+
+def test_a_state_joins_a_memory_of_another_day_an_event_does_not():
+    cfg = AgentsConfig()
+    base = _mem(0, "The auth service uses PostgreSQL 16. The auth service has three replicas "
+                   "in Frankfurt and Dublin.", 30)
+    state = _mem(1, "The auth service uses PostgreSQL 16. The auth service is replicated to "
+                    "a second region.", 0)
+    event = _mem(2, "The auth service uses PostgreSQL 16. The auth service was restarted "
+                    "after an outage.", 0)
+    vecs = np.eye(3)
+    done = consolidate([0, 1], [base, state], vecs[:2], cfg)
+    assert sorted(done.group) == [0, 1] and done.text.count("PostgreSQL 16") == 1
+    assert "second region" in done.text
+    done = consolidate([0, 1], [base, event], vecs[:2], cfg)
+    assert done.group == [0] and 1 in done.apart and "dated" in done.apart[1]
