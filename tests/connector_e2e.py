@@ -18,7 +18,9 @@ embedded with the same model.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 import pytest
@@ -79,6 +81,19 @@ def seed_rows() -> list[tuple[str, str, dict[str, Any], list[float]]]:
 def with_params(url: str, **params: str) -> str:
     sep = "&" if "?" in url else "?"
     return url + sep + "&".join(f"{k}={v}" for k, v in params.items())
+
+
+def sidecar_files(url: str) -> dict[str, bytes]:
+    """Every file of the sidecar named in ``url`` (the database, its WAL, journal and lock
+    files), by name, with its bytes."""
+    parts = urlsplit(url)  # no sidecar= : beside a local store (docs/connectors.md)
+    side = Path(dict(parse_qsl(parts.query)).get("sidecar") or parts.path + ".memmaint.db")
+    return {p.name: p.read_bytes() for p in sorted(side.parent.glob(side.name + "*"))}
+
+
+def merges(report: dict[str, Any]) -> set[tuple[str, str]]:
+    """(source memory id, merged memory id) of every merge decision of a run report."""
+    return {(row[1], row[4]) for row in report["primary"]["decisions"] if row[2] == "merge"}
 
 
 class ConnectorEndToEnd:
@@ -234,4 +249,76 @@ class ConnectorEndToEnd:
         result = self._cli("run", "--db", self._url(kit), "--config", str(config),
                            "--dry-run")
         assert result.exit_code == 0, result.output
+        assert kit.read_back() == before
+
+    def test_a_dry_run_writes_nothing_to_the_sidecar(self, kit, tmp_path):
+        """Records added since the sidecar last synced: the dry run plans with them (its
+        mirror syncs into a scratch copy) and leaves every sidecar file byte for byte."""
+        rows = seed_rows()
+        kit.seed(rows[:8])
+        url = self._url(kit)
+        assert self._cli("stats", "--db", url).exit_code == 0  # the sidecar, synced
+        kit.seed(rows[8:])  # news a sync would record as events of a sync run
+        before, files = kit.read_back(), sidecar_files(url)
+        assert files, "the sidecar was not created"
+        config = tmp_path / "fast.toml"
+        config.write_text(CONFIG)
+        report = tmp_path / "dry.json"
+        dry = self._cli("run", "--db", url, "--config", str(config), "--dry-run", "--report",
+                        str(report))
+        assert dry.exit_code == 0, dry.output
+        assert json.loads(report.read_text())["pool_before"] == len(rows)
+        assert sidecar_files(url) == files
+        assert kit.read_back() == before
+        assert self._cli("plan", "--db", url, "--config", str(config), "-o",
+                         str(tmp_path / "plan.json")).exit_code == 0
+        assert sidecar_files(url) == files
+
+    def test_a_first_dry_run_creates_no_sidecar(self, kit, tmp_path):
+        kit.seed(seed_rows())
+        url = self._url(kit)
+        config = tmp_path / "fast.toml"
+        config.write_text(CONFIG)
+        dry = self._cli("run", "--db", url, "--config", str(config), "--dry-run")
+        assert dry.exit_code == 0, dry.output
+        assert sidecar_files(url) == {}
+
+    def test_the_ids_a_dry_run_and_a_plan_file_show_are_the_ids_applied(self, kit, tmp_path):
+        """Merged memory ids follow from the plan's inputs: the dry run, the plan file and
+        the real run agree; undo is exact; after the undo a new run mints new ids (never
+        the id of the merged memory the undo archived)."""
+        from memmaint.maintenance.plan.model import Merge
+        from memmaint.maintenance.review.planfile import PlanFile
+
+        kit.seed(seed_rows())
+        before = kit.read_back()
+        url = self._url(kit)
+        config = tmp_path / "fast.toml"
+        config.write_text(CONFIG)
+        out = {name: tmp_path / f"{name}.json" for name in ("dry", "real", "again")}
+        dry = self._cli("run", "--db", url, "--config", str(config), "--dry-run", "--report",
+                        str(out["dry"]))
+        assert dry.exit_code == 0, dry.output
+        plan = self._cli("plan", "--db", url, "--config", str(config), "-o",
+                         str(tmp_path / "plan.json"))
+        assert plan.exit_code == 0, plan.output
+        real = self._cli("run", "--db", url, "--config", str(config), "--report",
+                         str(out["real"]))
+        assert real.exit_code == 0, real.output
+        planned, applied = (merges(json.loads(out[n].read_text())) for n in ("dry", "real"))
+        assert applied and planned == applied
+        pf = PlanFile.from_dict(json.loads((tmp_path / "plan.json").read_text()))
+        assert {(s, a.new_memory.id) for _c, a in pf.plan.actions() if isinstance(a, Merge)
+                for s in a.source_ids} == applied
+        run_id = json.loads(out["real"].read_text())["run_id"]
+        undo = self._cli("undo", "--db", url, run_id)
+        assert undo.exit_code == 0, undo.output
+        assert kit.read_back() == before
+        again = self._cli("run", "--db", url, "--config", str(config), "--force", "--report",
+                          str(out["again"]))
+        assert again.exit_code == 0, again.output
+        second = json.loads(out["again"].read_text())
+        assert second["status"] == "succeeded"
+        assert merges(second) and not {m for _, m in merges(second)} & {m for _, m in applied}
+        assert self._cli("undo", "--db", url, second["run_id"]).exit_code == 0
         assert kit.read_back() == before

@@ -136,8 +136,10 @@ class JsonKit:
         return f"jsonfile://{self.path}"
 
     def seed(self, rows: list[tuple[str, str, dict, list[float]]]) -> None:
-        data = {self.namespace: {i: ExternalRecord(i, t, m, np.asarray(v, np.float32)).to_json()
-                                 for i, t, m, v in rows}}
+        data = json.loads(self.path.read_text()) if self.path.exists() else {}
+        data.setdefault(self.namespace, {}).update(
+            {i: ExternalRecord(i, t, m, np.asarray(v, np.float32)).to_json()
+             for i, t, m, v in rows})
         self.path.write_text(json.dumps(data))
 
     def read_back(self) -> dict[str, tuple[str, dict]]:

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from memmaint.maintenance.cli.main import main
 from memmaint.maintenance.core.records import Memory
 from memmaint.maintenance.review.binding import plan_digests
 from memmaint.maintenance.review.planfile import Decisions, PlanFile, changing_actions
@@ -146,9 +148,16 @@ def other_plan(db: Path, plan: Path, decisions: Path, tmp: Path) -> tuple[Path, 
 
 
 def other_plan_id(db: Path, plan: Path, decisions: Path, tmp: Path) -> tuple[Path, Path]:
-    """Decisions of another plan, as they were."""
-    second = PlanFile.load(tmp / "plan2.json")
-    Decisions.of(second, [k for k, _c, _a in changing_actions(second.plan)]).write(decisions)
+    """Decisions of another plan (made with another configuration: a plan's id follows from
+    the store's state and the configuration, so plan2.json has this plan's id), as they
+    were."""
+    cfg = tmp / "other.toml"
+    cfg.write_text((tmp / "fast.toml").read_text(encoding="utf-8") + "seed = 7\n",
+                   encoding="utf-8")
+    assert CliRunner().invoke(main, ["plan", "--db", str(db), "--config", str(cfg), "-o",
+                                     str(tmp / "plan3.json")]).exit_code == 0
+    third = PlanFile.load(tmp / "plan3.json")
+    Decisions.of(third, [k for k, _c, _a in changing_actions(third.plan)]).write(decisions)
     return db, decisions
 
 

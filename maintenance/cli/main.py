@@ -40,11 +40,12 @@ class OutputError(MemmaintError):
     """The work is done and recorded, but an output file could not be written (exit 5)."""
 
 
-def open_existing(db: str) -> Any:
-    """The store at ``db`` (a path or URL), which must exist (a one-line error otherwise)."""
+def open_existing(db: str, dry_run: bool = False) -> Any:
+    """The store at ``db`` (a path or URL), which must exist (a one-line error otherwise);
+    ``dry_run``: opened for a dry run, which writes nothing (``open_store``)."""
     from memmaint.maintenance.store.registry import open_store
 
-    return open_store(db, create=False)
+    return open_store(db, create=False, dry_run=dry_run)
 
 
 def check_output(path: str | os.PathLike[str] | None, option: str) -> None:

@@ -42,7 +42,7 @@ def plan_cmd(ctx: click.Context, db: str, config_path: str | None,
     config = _load(config_path)
     now = _now(now_text)
     check_output(output, "-o")
-    store = open_existing(db)
+    store = open_existing(db, dry_run=True)
     progress = Progress()
     try:
         pf, report = make_plan_file(store, config, namespaces=list(namespaces) or None,

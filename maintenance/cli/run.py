@@ -124,7 +124,7 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
                      bool(dry_run or shadow or report_path or html_path or decisions
                           or executor_name != "local"))
         return
-    store = open_existing(db)
+    store = open_existing(db, dry_run=dry_run)
     progress = _Progress()
     executor = None
     try:
@@ -344,7 +344,7 @@ def compare_cmd(reports: tuple[str, ...], db: str | None, configs: tuple[str, ..
         label_a, label_b = Path(configs[0]).stem, Path(configs[1]).stem
         if label_a == label_b:
             label_a, label_b = "A", "B"
-        store = open_existing(db)
+        store = open_existing(db, dry_run=True)  # a dry run of both: writes nothing
         progress = _Progress()
         try:
             cmp = compare_configs(store, cfg_a, cfg_b, namespaces=list(namespaces) or None,

@@ -55,6 +55,7 @@ from memmaint.maintenance.job.stages import (
     Stages,
     new_run_id,
     package_versions,
+    plan_id_for,
 )
 from memmaint.maintenance.report.model import (
     Comparison,
@@ -205,18 +206,19 @@ def _split_for_planner(pool: Pool, clustered: Clustered, config: Config, stages:
 
 
 def _plan(pool: Pool, labels: np.ndarray, config: Config, now: datetime | None,
-          executor: Any = None) -> Any:
+          executor: Any = None, plan_id: str | None = None) -> Any:
     """Plan with the backend ``config.agents.backend`` names (the LLM module only when used)."""
     from memmaint.maintenance.job.executors import LocalExecutor, plan_on
 
     return plan_on(executor or LocalExecutor(), pool.memories, labels, pool.vectors, config,
-                   now=now)
+                   now=now, plan_id=plan_id)
 
 
 def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
               stages: Stages, prefix: str, now: datetime | None,
               executor: Any = None,
-              progress: ProgressFn | None = None) -> tuple[ConfigOutcome, Any]:
+              progress: ProgressFn | None = None,
+              plan_id: str | None = None) -> tuple[ConfigOutcome, Any]:
     clustered = _cluster(pool, config, stages, prefix, executor, progress)
     if agents_config.agents.regroup_noise:  # before every planner and the report's counts
         from memmaint.clustering.regroup import regroup_for_agents
@@ -243,7 +245,7 @@ def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
                    for lab in (clustered.labels[i] for i in pool.by_namespace.values()))
     _tick(progress, f"{prefix}plan", 0, n_groups)  # counted in clusters (noise: singletons)
     with stages(f"{prefix}plan") as st:
-        the_plan = _plan(pool, clustered.labels, agents_config, now, executor)
+        the_plan = _plan(pool, clustered.labels, agents_config, now, executor, plan_id)
         st.count += len(the_plan.clusters)
         # agents.max_active (the cap), then the routing tables kept with the run
         from memmaint.maintenance.agents.cap import cap_and_route
@@ -427,8 +429,10 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     log.info("run %s: embedded %d, %d from cache, %d truncated", report.run_id,
              pool.embedding["embedded"], pool.embedding["cached"], pool.embedding["truncated"])
 
+    # the plan's id (and so its merged memory ids) follows from what it is made from: the
+    # dry run and the real run of an unchanged store apply the same ids (job.stages)
     primary, the_plan = _evaluate("primary", pool, config, config, stages, "", now, executor,
-                                  progress)
+                                  progress, plan_id_for(seen, chosen, config.hash()))
     if plan_sink is not None:
         plan_sink(the_plan)
     log.info("run %s: %d clusters, %d noise; plan: %s", report.run_id, primary.n_clusters,
@@ -438,7 +442,8 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
             log.warning("run %s: the shadow config's [embedding] differs; the shadow uses the "
                         "primary's embeddings", report.run_id)
         report.shadow, _ = _evaluate("shadow", pool, shadow, config, stages, "shadow ", now,
-                                     executor, progress)
+                                     executor, progress,
+                                     plan_id_for(seen, chosen, shadow.hash(), "shadow"))
         log.info("run %s: shadow %d clusters, %d noise; would: %s", report.run_id,
                  report.shadow.n_clusters, report.shadow.noise,
                  _fmt_actions(report.shadow.actions_by_type))

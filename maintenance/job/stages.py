@@ -1,4 +1,4 @@
-"""The job's bookkeeping: run ids, the package versions a report records, per-stage timings
+"""The job's bookkeeping: run and plan ids, the package versions a report records, per-stage timings
 and the dry run's embedding cache."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import platform
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -24,6 +24,26 @@ def new_run_id(now: datetime | None = None) -> str:
     """A sortable, unique run id: ``YYYYMMDDTHHMMSSZ-xxxxxxxx``."""
     when = (now or utcnow()).strftime("%Y%m%dT%H%M%SZ")
     return f"{when}-{uuid.uuid4().hex[:8]}"
+
+
+_PLAN_IDS = uuid.UUID("0b7d4f6e-3c1a-5e2b-9a8d-6f4c2e1b3a5d")
+
+
+def plan_id_for(seen: int | None, namespaces: Sequence[str], config_hash: str,
+                role: str = "primary") -> str | None:
+    """The id of the plan a run makes, a function of what the plan is made from: the
+    store's change sequence when the run loaded the pool (``seen``), the namespaces, the
+    configuration and the plan's role (primary or shadow). The rule agents derive merged
+    memory ids from it (uuid5 of the plan id and the sources), so the dry run, ``memmaint
+    plan`` and the real run of an unchanged store plan and apply the same ids; every write
+    (an applied run, an undo, a sync) takes a new sequence number, so a later plan never
+    reuses the id of a merged memory a run created (or an undo archived).
+
+    ``None`` (a random id, as before) for a store that keeps no change sequence."""
+    if seen is None:
+        return None
+    key = f"{int(seen)}|{role}|{config_hash}|{','.join(sorted(namespaces))}"
+    return str(uuid.uuid5(_PLAN_IDS, key))
 
 
 def package_versions() -> dict[str, str]:

@@ -35,6 +35,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -248,6 +249,27 @@ def default_sidecar(url: ConnectorURL, local_path: str | None = None) -> str:
 CREATED_KEYS = ("created_at", "createdAt", "created", "timestamp", "date", "time")
 #: metadata keys read as a record's last update time
 UPDATED_KEYS = ("updated_at", "updatedAt", "modified_at", "last_modified")
+
+
+_DRY_RUN: ContextVar[bool] = ContextVar("memmaint_dry_run_open", default=False)
+
+
+@contextmanager
+def opening_for_dry_run() -> Iterator[None]:
+    """Connectors opened inside this block are opened for a dry run
+    (:func:`~memmaint.maintenance.store.registry.open_store` with ``dry_run=True``): the
+    mirror syncs into a scratch copy of its sidecar, so neither the sidecar nor the system
+    is written."""
+    token = _DRY_RUN.set(True)
+    try:
+        yield
+    finally:
+        _DRY_RUN.reset(token)
+
+
+def dry_run_open() -> bool:
+    """Whether a connector is being opened for a dry run (:func:`opening_for_dry_run`)."""
+    return _DRY_RUN.get()
 
 
 def metadata_time(metadata: Mapping[str, Any], keys: Sequence[str]) -> datetime | None:

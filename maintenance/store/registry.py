@@ -93,13 +93,15 @@ def available_stores() -> list[str]:
         return sorted(_openers)
 
 
-def open_store(url: str | None, *, create: bool = True) -> MemoryStore:
+def open_store(url: str | None, *, create: bool = True, dry_run: bool = False) -> MemoryStore:
     """Open a store from a URL or path.
 
     ``postgresql://...`` opens PostgreSQL (extra ``postgres``); ``sqlite:///path``, a plain
     path or ``:memory:`` opens SQLite; other schemes open what :func:`register_store`
     registered for them. With ``create=False`` a missing store is a ``UserError``, and so is
-    an unknown scheme.
+    an unknown scheme. With ``dry_run`` the store is opened for a dry run: a connector's
+    mirror then syncs into a scratch copy of its sidecar, so the dry run writes nothing to
+    the sidecar or the system (the built-in stores are only read by a dry run anyway).
     """
     if not url:
         raise UserError("no store given: pass --db PATH (or a postgresql:// URL)")
@@ -111,7 +113,12 @@ def open_store(url: str | None, *, create: bool = True) -> MemoryStore:
         known = ", ".join(f"{s}://" for s in available_stores())
         raise UserError(f"unknown store URL scheme {scheme + '://'!r}: known schemes are "
                         f"{known} (or give a file path for SQLite)")
-    return opener(url, create=create)
+    if not dry_run:
+        return opener(url, create=create)
+    from memmaint.maintenance.store.external import opening_for_dry_run
+
+    with opening_for_dry_run():
+        return opener(url, create=create)
 
 
 register_store("sqlite", _open_sqlite)
