@@ -91,13 +91,17 @@ def _write(path: str, text: str, what: str) -> None:
 @click.option("--llm-fallback", "llm_fallback", type=click.Choice(["rules", "fail"]),
               help="Override job.llm_fallback: fail makes any cluster the LLM could not plan "
                    "fail the run (exit 1, nothing applied).")
+@click.option("--full", is_flag=True,
+              help="With job.incremental on: ignore the kept clusters and reduce, cluster "
+                   "and plan every namespace in full (a full rebuild).")
 @click.pass_context
 def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tuple[str, ...],
             all_namespaces: bool, dry_run: bool, force: bool, report_path: str | None,
             html_path: str | None, shadow_path: str | None, now_text: str | None,
             executor_name: str = "local", scheduler: str | None = None,
             workers: int | None = None, decisions: bool = False,
-            approve: str | None = None, llm_fallback: str | None = None) -> None:
+            approve: str | None = None, llm_fallback: str | None = None,
+            full: bool = False) -> None:
     """Run the nightly maintenance job once (cron-ready, never prompts).
 
     Exit codes: 0 done, 1 failure, 2 usage/config/input error (nothing written), 3 another
@@ -122,7 +126,7 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
     if approve is not None:
         _run_approve(ctx, db, config, approve, list(namespaces) or None, force, now,
                      bool(dry_run or shadow or report_path or html_path or decisions
-                          or executor_name != "local"))
+                          or full or executor_name != "local"))
         return
     store = open_existing(db, dry_run=dry_run)
     progress = _Progress()
@@ -135,7 +139,7 @@ def run_cmd(ctx: click.Context, db: str, config_path: str | None, namespaces: tu
                 executor = make_executor(executor_name, scheduler=scheduler, workers=workers)
             report = run_job(store, config, namespaces=list(namespaces) or None,
                              dry_run=dry_run, force=force, shadow=shadow, now=now,
-                             progress=progress, executor=executor)
+                             progress=progress, executor=executor, full=full)
         except LockHeldError as exc:
             raise LockHeldError(f"another memmaint run holds the lock on {redact_url(db)}; this run did "
                                 f"nothing ({exc})") from None

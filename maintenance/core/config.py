@@ -351,6 +351,14 @@ class JobConfig:
         "rules: a cluster the LLM could not plan keeps the rules' plan, but a run whose LLM "
         "endpoint answered no call fails; fail: any such cluster fails the run (nothing "
         "applied)"))
+    incremental: bool = _opt(False, doc=(
+        "keep each namespace's clusters after a run and, next time, place only what changed "
+        "against them, planning only the clusters it touches (docs/nightly.md)"))
+    incremental_cos: float = _opt(0.6, min=-1.0, max=1.0, doc=(
+        "incremental: a new or changed memory joins its nearest memory's cluster at this cosine"))
+    incremental_max_drift: float = _opt(0.1, min=0.0, doc=(
+        "incremental: rebuild in full once memories changed or removed since the last full "
+        "rebuild exceed this share of the pool it saw"))
 
 
 @dataclass(frozen=True)

@@ -137,17 +137,25 @@ def _tick(progress: ProgressFn | None, stage: str, done: int, total: int) -> Non
 
 
 def _cluster(pool: Pool, config: Config, stages: Stages, prefix: str,
-             executor: Any = None, progress: ProgressFn | None = None) -> Clustered:
+             executor: Any = None, progress: ProgressFn | None = None,
+             placed: Mapping[str, np.ndarray] | None = None) -> Clustered:
     """The reduce-and-cluster stage, each namespace on its own (clusters never cross
     namespaces), on ``executor`` or in this process: one path
     (:func:`~memmaint.maintenance.job.executors.cluster_namespaces`), so ``[sharding]`` and
-    every other setting mean the same with every executor."""
+    every other setting mean the same with every executor. A namespace in ``placed`` (an
+    incremental run: :mod:`~memmaint.maintenance.job.incremental`) starts from those labels
+    instead."""
     from memmaint.maintenance.job.executors import LocalExecutor, cluster_namespaces
 
     assert pool.vectors is not None
     n_all = len(pool.memories)
     labels = np.full(n_all, -1, dtype=np.int64)
     reduced: dict[str, np.ndarray] = {}
+    placed = placed or {}
+    for ns, lab in placed.items():
+        labels[pool.by_namespace[ns]] = lab
+        reduced[ns] = np.zeros((0, 2))
+    to_cluster = {ns: idx for ns, idx in pool.by_namespace.items() if ns not in placed}
     histories: dict[str, Any] = {}
     warnings: list[str] = []
     done_rows = 0
@@ -159,7 +167,7 @@ def _cluster(pool: Pool, config: Config, stages: Stages, prefix: str,
             _tick(progress, f"{prefix}{name}", done_rows, n_all)
 
     tick("", 0)
-    done = cluster_namespaces(executor or LocalExecutor(), pool.vectors, pool.by_namespace,
+    done = cluster_namespaces(executor or LocalExecutor(), pool.vectors, to_cluster,
                               weights_of(pool.memories), config, on_done=tick)
     for ns, result in done.items():
         idx = pool.by_namespace[ns]
@@ -214,12 +222,16 @@ def _plan(pool: Pool, labels: np.ndarray, config: Config, now: datetime | None,
                    now=now, plan_id=plan_id)
 
 
-def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
+def _evaluate(name: str, whole: Pool, config: Config, agents_config: Config,
               stages: Stages, prefix: str, now: datetime | None,
               executor: Any = None,
               progress: ProgressFn | None = None,
-              plan_id: str | None = None) -> tuple[ConfigOutcome, Any]:
-    clustered = _cluster(pool, config, stages, prefix, executor, progress)
+              plan_id: str | None = None, inc: Any = None) -> tuple[ConfigOutcome, Any]:
+    """One configuration's stages over the pool. With ``inc`` (an incremental run's
+    :class:`~memmaint.maintenance.job.incremental.Incremental`) the stages up to planning see
+    only the touched rows of its namespaces; the cap, routing and report see the whole pool."""
+    pool, placed = (whole, {}) if inc is None else inc.sub_pool(whole)
+    clustered = _cluster(pool, config, stages, prefix, executor, progress, placed)
     if agents_config.agents.regroup_noise:  # before every planner and the report's counts
         from memmaint.clustering.regroup import regroup_for_agents
 
@@ -247,14 +259,19 @@ def _evaluate(name: str, pool: Pool, config: Config, agents_config: Config,
     with stages(f"{prefix}plan") as st:
         the_plan = _plan(pool, clustered.labels, agents_config, now, executor, plan_id)
         st.count += len(the_plan.clusters)
+        if pool is not whole:  # the kept clusters join the touched ones' labels
+            clustered.labels = inc.combine(whole, pool, clustered.labels)
+            clustered.reduced.update({ns: inc.placements[ns].map_xy for ns in inc.placements})
+        if inc is not None:  # what the next run's state is made from
+            inc.final = (clustered.labels, clustered.reduced)
         # agents.max_active (the cap), then the routing tables kept with the run
         from memmaint.maintenance.agents.cap import cap_and_route
 
         the_plan, capped, routing = cap_and_route(
-            pool.memories, clustered.labels, pool.vectors, the_plan, agents_config, now,
-            model_id=str(pool.embedding.get("model_id", "")))
+            whole.memories, clustered.labels, whole.vectors, the_plan, agents_config, now,
+            model_id=str(whole.embedding.get("model_id", "")))
     _tick(progress, f"{prefix}plan", n_groups, n_groups)
-    outcome = build_outcome(name, config, pool, clustered, the_plan, applied=False)
+    outcome = build_outcome(name, config, whole, clustered, the_plan, applied=False)
     outcome.cap = [c.to_dict() for c in capped]
     outcome.routing = routing.to_dict(members=name == "primary")  # only the primary's is used
     if agents_config is not config:
@@ -276,6 +293,7 @@ def run_job(
     progress: ProgressFn | None = None,
     executor: Any = None,
     plan_sink: Callable[[Any], None] | None = None,
+    full: bool = False,
 ) -> RunReport:
     """Run the nightly maintenance job once and return (and, unless dry, store) its report.
 
@@ -295,6 +313,9 @@ def run_job(
             The results do not depend on it.
         plan_sink: called with the primary :class:`~memmaint.maintenance.plan.model.Plan`
             before it is applied (``memmaint plan`` writes it to a plan file).
+        full: with ``job.incremental`` on, ignore the kept state and reduce, cluster and
+            plan every namespace in full, exactly as with it off
+            (:mod:`~memmaint.maintenance.job.incremental`).
 
     Returns the report; ``report.status`` is ``succeeded``, ``dry-run`` or ``skipped``.
     Raises ``LockHeldError`` when another run holds the store's lock and ``UserError`` for
@@ -313,10 +334,11 @@ def run_job(
         log.info("run %s: started%s", report.run_id, " (dry run)" if dry_run else "")
         selected = _select_namespaces(store, namespaces)
         writing: list[bool] = []  # non-empty once the run may have written to the store
+        states: list[Any] = []  # incremental: the states the next run starts from
         try:
             _run(store, config, report, selected=selected, dry_run=dry_run, force=force,
                  shadow=shadow, now=now, progress=progress, executor=executor,
-                 writing=writing, plan_sink=plan_sink)
+                 writing=writing, plan_sink=plan_sink, full=full, states=states)
         except BaseException as exc:
             report.status = "failed"
             report.error = f"{type(exc).__name__}: {exc}"
@@ -341,6 +363,10 @@ def run_job(
             _save(store, report)
         if report.status == "succeeded":
             _prune_routing(store)
+            if states:  # after the commit: a crash before leaves states the next run rejects
+                from memmaint.maintenance.job.incremental import save_states
+
+                save_states(store, states)
     log.info("run %s: %s in %.1f s", report.run_id, report.status, report.seconds)
     return report
 
@@ -368,7 +394,8 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
          selected: Sequence[str], dry_run: bool, force: bool,
          shadow: Config | None, now: datetime | None, progress: ProgressFn | None,
          executor: Any = None, writing: list[bool] | None = None,
-         plan_sink: Callable[[Any], None] | None = None) -> None:
+         plan_sink: Callable[[Any], None] | None = None, full: bool = False,
+         states: list[Any] | None = None) -> None:
     writing = [] if writing is None else writing
     stages = Stages()
     last = _last_success(store, selected)
@@ -429,10 +456,19 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     log.info("run %s: embedded %d, %d from cache, %d truncated", report.run_id,
              pool.embedding["embedded"], pool.embedding["cached"], pool.embedding["truncated"])
 
+    inc, when = None, to_utc(now) if now is not None else parse_time(report.started_at)
+    if config.job.incremental:  # place what changed against the last run's clusters
+        from memmaint.maintenance.job.incremental import prepare, state_dir_for
+
+        with stages("place") as st:
+            inc = prepare(state_dir_for(store), config, pool,
+                          {ns: last[ns].run_id for ns in chosen if ns in last}, when, full=full)
+            st.count = sum(len(p.rows) for p in inc.placements.values())
+        report.apply["incremental"] = inc.modes
     # the plan's id (and so its merged memory ids) follows from what it is made from: the
     # dry run and the real run of an unchanged store apply the same ids (job.stages)
     primary, the_plan = _evaluate("primary", pool, config, config, stages, "", now, executor,
-                                  progress, plan_id_for(seen, chosen, config.hash()))
+                                  progress, plan_id_for(seen, chosen, config.hash()), inc)
     if plan_sink is not None:
         plan_sink(the_plan)
     log.info("run %s: %d clusters, %d noise; plan: %s", report.run_id, primary.n_clusters,
@@ -467,6 +503,10 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
             result = apply_plan(the_plan, store, report.run_id)
             st.count = primary.memories_affected
         report.changes = marks(chosen, seen, own_start, current_seq(store))
+        if inc is not None and states is not None:  # written once the run has committed
+            labels, reduced = inc.final
+            states.extend(inc.next_states(pool, labels, reduced, the_plan,
+                                          result.applied_clusters, report.run_id, when))
         _tick(progress, "apply", n_act, n_act)
         primary.applied = True
         primary.pool_after = sum(store.count_memories(ns, statuses=[Status.ACTIVE])
