@@ -101,7 +101,10 @@ class ConnectorEndToEnd:
 
     #: the config's embedder made the seeded vectors (False for systems embedding themselves)
     declare_model = True
-    #: the system keeps no time: records are dated by their ``created_at`` metadata
+    #: the system keeps a time of its own for each record (False: Chroma, Qdrant)
+    keeps_time = True
+    #: records are dated by the user's time the kit seeds (their ``created_at`` metadata,
+    #: which the kit may also write where the system keeps times: pgvector's column)
     time_from_metadata = False
 
     @pytest.fixture
@@ -189,7 +192,7 @@ class ConnectorEndToEnd:
         standup change supersedes February's (read order would say the opposite); the
         survivor keeps its id and typed metadata; undo puts February's record back."""
         if not self.time_from_metadata:
-            pytest.skip("the system keeps its own timestamps")
+            pytest.skip("the kit seeds no time of the user's")
         from memmaint.maintenance.core.config import EmbeddingConfig
         from memmaint.maintenance.core.registry import EMBEDDERS
 
@@ -322,3 +325,35 @@ class ConnectorEndToEnd:
         assert merges(second) and not {m for _, m in merges(second)} & {m for _, m in applied}
         assert self._cli("undo", "--db", url, second["run_id"]).exit_code == 0
         assert kit.read_back() == before
+
+    @pytest.mark.parametrize("first", [0, 1])
+    def test_with_no_time_at_all_an_order_dependent_decision_is_flagged(self, kit, tmp_path,
+                                                                        first):
+        """Two records that contradict each other, no time anywhere (the system keeps none,
+        the metadata has none): memmaint says so once and flags the pair for review
+        (CONFLICT) instead of guessing which is newer; both records stay, whichever was
+        written first."""
+        if self.keeps_time:
+            pytest.skip("the system keeps its own time")
+        from memmaint.maintenance.core.config import EmbeddingConfig
+        from memmaint.maintenance.core.registry import EMBEDDERS
+
+        texts = ["The team standup is on Tuesdays at 9:30.",
+                 "The team standup is on Mondays at 9:15."]
+        vecs = EMBEDDERS.get("minilm")(EmbeddingConfig(model="minilm")).embed(texts)
+        rows = [(f"00000000-0000-4000-8000-00000000060{i}", text, {"turn": i},
+                 [float(x) for x in vec]) for i, (text, vec) in enumerate(zip(texts, vecs))]
+        kit.seed([rows[first]])
+        kit.seed([rows[1 - first]])
+        before = kit.read_back()
+        config = tmp_path / "minilm.toml"
+        config.write_text(CONFIG.replace('model = "hashing"\ndim = 16', 'model = "minilm"')
+                          .replace("merge_threshold = 0.95", ""))
+        report = tmp_path / "report.json"
+        result = CliRunner().invoke(main, ["run", "--db", with_params(kit.url(), model="minilm"),
+                                           "--config", str(config), "--report", str(report)])
+        assert result.exit_code == 0, result.output
+        assert result.output.count("carry no time") == 1, result.output
+        assert kit.read_back() == before
+        done = json.loads(report.read_text())["primary"]
+        assert done["flagged"].get("CONFLICT") == 2 and not done["decisions"], done

@@ -411,6 +411,7 @@ def test_http_server(chroma_server: str) -> None:
 
 class TestChromaEndToEnd(ConnectorEndToEnd):
     time_from_metadata = True
+    keeps_time = False
 
     @pytest.fixture
     def kit(self, tmp_path: Path) -> ChromaKit:

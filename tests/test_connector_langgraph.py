@@ -505,6 +505,8 @@ if ConnectorEndToEnd is not None:
     class TestLangGraphEndToEnd(ConnectorEndToEnd):  # type: ignore[misc,valid-type]
         """Both LangGraph stores: the URL declares the hashing model (for new records)."""
 
+        time_from_metadata = True  # the value's created_at wins over the item's own time
+
         @pytest.fixture
         def kit(self, env: Env) -> LangGraphKit:
             return LangGraphKit(env)

@@ -460,8 +460,9 @@ def test_open_url_errors_before_the_sidecar(db, tmp_path):
 # -- the kit for the end-to-end suite -----------------------------------------------------------
 class PgvectorKit:
     """A pgvector table for ``tests/connector_e2e.py`` (uuid ids, a namespace column, jsonb
-    metadata): seeded and read back with plain SQL and pgvector's psycopg adapter (the
-    library's own API)."""
+    metadata, vectors of any dimension: the suite stores 16- and 384-dimensional ones):
+    seeded and read back with plain SQL and pgvector's psycopg adapter (the library's own
+    API)."""
 
     namespace = "alice"
 
@@ -470,7 +471,7 @@ class PgvectorKit:
         self.tmp_path = tmp_path
         run_sql(db_url, "CREATE TABLE memories (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), "
                         "user_id text NOT NULL, content text NOT NULL, metadata jsonb NOT NULL "
-                        "DEFAULT '{}', embedding vector(16), created_at timestamptz NOT NULL "
+                        "DEFAULT '{}', embedding vector, created_at timestamptz NOT NULL "
                         "DEFAULT now())")
 
     def url(self) -> str:
@@ -483,11 +484,11 @@ class PgvectorKit:
         with psycopg.connect(self.db_url, autocommit=True) as conn:
             register_vector(conn)
             with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO memories (id, user_id, content, metadata, embedding) "
-                    "VALUES (%s, %s, %s, %s, %s)",
-                    [(rid, self.namespace, text, Jsonb(meta), np.asarray(vec, np.float32))
-                     for rid, text, meta, vec in rows])
+                cur.executemany(  # the user's own time, when a row has one, in its column
+                    "INSERT INTO memories (id, user_id, content, metadata, embedding, "
+                    "created_at) VALUES (%s, %s, %s, %s, %s, COALESCE(%s::timestamptz, now()))",
+                    [(rid, self.namespace, text, Jsonb(meta), np.asarray(vec, np.float32),
+                      meta.get("created_at")) for rid, text, meta, vec in rows])
 
     def read_back(self) -> dict[str, tuple[str, dict]]:
         rows = run_sql(self.db_url, "SELECT id, content, metadata FROM memories "
@@ -507,6 +508,8 @@ def pgvector_kit(db, tmp_path) -> PgvectorKit:
 
 
 class TestPgvectorEndToEnd(ConnectorEndToEnd):
+    time_from_metadata = True  # the kit writes it into the created_at column the URL names
+
     @pytest.fixture
     def kit(self, db, tmp_path) -> PgvectorKit:
         return PgvectorKit(db, tmp_path)
@@ -532,6 +535,8 @@ class TestPgvectorEndToEndExtraColumns(ConnectorEndToEnd):
     """A table with columns the URL does not name: a merged record gets the values its
     sources agree on and defaults for the rest; the sidecar keeps the record as read back
     after the write, so the next sync sees no change and undo restores every row."""
+
+    time_from_metadata = True
 
     @pytest.fixture
     def kit(self, db, tmp_path) -> PgvectorKit:

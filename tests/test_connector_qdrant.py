@@ -451,6 +451,7 @@ def test_server() -> None:
 
 class TestQdrantEndToEnd(ConnectorEndToEnd):
     time_from_metadata = True
+    keeps_time = False
 
     @pytest.fixture
     def kit(self, tmp_path: Path) -> QdrantKit:

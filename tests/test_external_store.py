@@ -152,6 +152,9 @@ class JsonKit:
 
 
 class TestJsonFileEndToEnd(ConnectorEndToEnd):
+    keeps_time = False  # the kit writes records without times
+    time_from_metadata = True
+
     @pytest.fixture
     def kit(self, tmp_path):
         return JsonKit(tmp_path)

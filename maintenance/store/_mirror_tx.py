@@ -1,18 +1,22 @@
 """The pieces of :class:`~memmaint.maintenance.store.mirror.ExternalStore` that map between
-memories and records: the transaction that notes the external write each change needs, and
-the conversions between a memory and the record holding it in the system."""
+memories and records: the transaction that notes the external write each change needs, the
+conversions between a memory and the record holding it in the system, and the scratch copy
+of the sidecar a dry run works in."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memmaint.maintenance.core.errors import UnknownIdError
+from memmaint.maintenance.core.errors import UnknownIdError, UserError
 from memmaint.maintenance.core.records import BUILTIN_KINDS, Memory
 from memmaint.maintenance.store._ops import Op
 from memmaint.maintenance.store.base import Event, StoreTransaction
-from memmaint.maintenance.store.external import ExternalRecord, record_times
+from memmaint.maintenance.store.external import ExternalRecord, record_times, redact
 
 if TYPE_CHECKING:
     from memmaint.maintenance.store.mirror import ExternalStore
@@ -98,14 +102,15 @@ def owners(mirror: Mapping[str, Memory],
 
 
 def memory_from_record(ns: str, rec: ExternalRecord,
-                        time_keys: Mapping[str, str] | None = None,
-                        seen_at: Any = None) -> Memory:
+                       time_keys: Mapping[str, str] | None = None,
+                       seen_at: Any = None, *, own_times_named: bool = False) -> Memory:
     """A new active memory for a record first seen in the system, dated by the user's
     time (:func:`record_times`)."""
     meta = dict(rec.metadata)
     importance = meta.get("importance")
     kind = meta.get("kind")
-    created, updated = record_times(rec, time_keys or {}, seen_at)
+    created, updated = record_times(rec, time_keys or {}, seen_at,
+                                    own_times_named=own_times_named)
     return Memory(text=rec.text, id=rec.id, namespace=ns, created_at=created,
                   updated_at=updated,
                   importance=float(importance) if isinstance(importance, (int, float))
@@ -125,4 +130,58 @@ def record_from_memory(memory: Memory, old: ExternalRecord | None) -> ExternalRe
         updated_at=memory.updated_at)
 
 
-__all__ = ["ExternalTransaction", "memory_from_record", "owners", "record_from_memory"]
+def dry_run_copy(sidecar: str, url: str) -> tuple[str, str, str]:
+    """A dry run's scratch folder, with a copy of the sidecar (empty when there is none) and
+    an empty journal: ``(folder, copy, journal)``. The sidecar is read through a read-only
+    connection (SQLite's backup), so its bytes stay as they are. A write a crash left
+    pending in the journal is a ``UserError``: finishing it writes, which a dry run never
+    does."""
+    path = Path(sidecar).expanduser()
+    journal = Path(f"{path}.journal")
+    if journal.exists():
+        conn = sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            pending = conn.execute("SELECT COUNT(*) FROM journal WHERE state = 'pending'"
+                                   ).fetchone()[0]
+        except sqlite3.DatabaseError:
+            pending = 0  # no journal table yet: nothing pending
+        finally:
+            conn.close()
+        if pending:
+            raise UserError(f"{redact(url)}: a write to the system that a crash interrupted "
+                            f"is pending in {journal}; a dry run writes nothing, so it cannot "
+                            "finish it: open the store once without --dry-run (memmaint stats "
+                            "--db URL) first")
+    scratch = tempfile.mkdtemp(prefix="memmaint-dry-run-")
+    copy = str(Path(scratch) / "sidecar.db")
+    try:
+        if path.exists():
+            copy_sqlite(path, copy)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return scratch, copy, str(Path(scratch) / "journal.db")
+
+
+def copy_sqlite(path: Path, copy: str) -> None:
+    """Copy the SQLite database at ``path`` without writing beside it: with no WAL file
+    (every write checkpointed) the file alone is read (``immutable``: no ``-shm`` or
+    ``-wal`` created), again through a plain read-only connection if a writer started
+    meanwhile (its WAL files then exist already)."""
+    wal = Path(f"{path}-wal")
+    for query in (("mode=ro&immutable=1",) if not wal.exists() else ()) + ("mode=ro",):
+        src = sqlite3.connect(f"{path.resolve().as_uri()}?{query}", uri=True)
+        try:
+            dst = sqlite3.connect(copy)
+            try:
+                src.backup(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+        if not wal.exists():
+            return
+
+
+__all__ = ["ExternalTransaction", "copy_sqlite", "dry_run_copy", "memory_from_record", "owners",
+           "record_from_memory"]

@@ -290,19 +290,25 @@ def metadata_time(metadata: Mapping[str, Any], keys: Sequence[str]) -> datetime 
 
 
 def record_times(rec: ExternalRecord, time_keys: Mapping[str, str],
-                 default: datetime | None = None) -> tuple[datetime, datetime]:
-    """(created, updated) of a record: the metadata key the URL names (``created_at=KEY``,
-    ``updated_at=KEY``), else the time the system keeps, else the first conventional
-    metadata key (:data:`CREATED_KEYS`, :data:`UPDATED_KEYS`), else ``default`` (one time
-    for every timeless record of a sync, so never memmaint's read order), else now."""
+                 default: datetime | None = None, *,
+                 own_times_named: bool = False) -> tuple[datetime, datetime]:
+    """(created, updated) of a record, the user's time first: the metadata key the URL names
+    (``created_at=KEY``, ``updated_at=KEY``; with ``own_times_named`` the record's own times,
+    which then come from columns the URL names: pgvector), else the first conventional
+    metadata key (:data:`CREATED_KEYS`, :data:`UPDATED_KEYS`), else the time the system
+    keeps on its own (LangGraph's item times, which every ``put`` resets; mem0's), else
+    ``default`` (one time for every timeless record of a sync, so never memmaint's read
+    order), else now."""
     meta = rec.metadata
     named_created = time_keys.get("created_at")
     named_updated = time_keys.get("updated_at")
+    own_created, own_updated = rec.created_at, rec.updated_at
     created = (metadata_time(meta, [named_created]) if named_created else None) \
-        or rec.created_at or metadata_time(meta, CREATED_KEYS) or default \
-        or utcnow()
+        or (own_created if own_times_named else None) \
+        or metadata_time(meta, CREATED_KEYS) or own_created or default or utcnow()
     updated = (metadata_time(meta, [named_updated]) if named_updated else None) \
-        or rec.updated_at or metadata_time(meta, UPDATED_KEYS) or created
+        or (own_updated if own_times_named else None) \
+        or metadata_time(meta, UPDATED_KEYS) or own_updated or created
     return created, max(created, updated)
 
 

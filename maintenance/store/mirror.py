@@ -33,7 +33,6 @@ import json
 import logging
 import shutil
 import sqlite3
-import tempfile
 import threading
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -47,12 +46,12 @@ from memmaint.maintenance.core.errors import (
     DuplicateIdError,
     MemmaintError,
     StoreError,
-    UserError,
     VersionConflict,
 )
 from memmaint.maintenance.core.records import Memory, Status, content_hash, utcnow
 from memmaint.maintenance.store._mirror_tx import (
     ExternalTransaction,
+    dry_run_copy,
     memory_from_record,
     owners,
 )
@@ -113,7 +112,7 @@ class ExternalStore:
         self.dry_run = dry_run_open() if dry_run is None else dry_run
         self._scratch: str | None = None
         if self.dry_run:  # a scratch copy: the sidecar (and the system) are never written
-            self._scratch, side_path, journal_path = _dry_run_copy(sidecar, self.url)
+            self._scratch, side_path, journal_path = dry_run_copy(sidecar, self.url)
         else:
             Path(sidecar).expanduser().parent.mkdir(parents=True, exist_ok=True)
             side_path, journal_path = sidecar, sidecar + ".journal"
@@ -227,6 +226,7 @@ class ExternalStore:
         cache when the URL names the model that made them.
         """
         counts = {"added": 0, "changed": 0, "removed": 0}
+        timeless: dict[str, int] = {}  # records first seen here without a time of their own
         seen_at = utcnow()  # the one date of records that carry no time of their own
         run_id = "sync-" + seen_at.strftime("%Y%m%dT%H%M%S.%fZ")
         namespaces = sorted(set(self.backend.namespaces()) | set(self._side.namespaces()))
@@ -238,14 +238,17 @@ class ExternalStore:
             records = read[ns]
             mirror = {m.id: m for m in self._side.iter_memories(ns)}
             kept = self._kept_records(ns, mirror)
-            time_keys = {} if self.backend.system == "pgvector" else self._params()  # columns
+            columns = self.backend.system == "pgvector"  # its times: the columns named
+            time_keys = {} if columns else self._params()
             owner = owners(mirror, kept)
             seeds: dict[str, np.ndarray] = {}
             with self._side.write_connection() as conn, self._side.transaction() as tx:
                 for rid, rec in records.items():
                     known = mirror.get(owner.get(rid, rid))
                     if known is None:
-                        mem = memory_from_record(ns, rec, time_keys, seen_at)
+                        mem = memory_from_record(ns, rec, time_keys, seen_at,
+                                                 own_times_named=columns)
+                        timeless[ns] = timeless.get(ns, 0) + (mem.created_at == seen_at)
                         tx.insert(mem)
                         self._keep_record(conn, ns, rid, mem.version, rec)
                         self._sync_event(tx, run_id, ns, None, mem, "added outside memmaint")
@@ -280,6 +283,13 @@ class ExternalStore:
                 self._side.put_embeddings(embedder.model_id, seeds)
         if any(counts.values()):
             log.info("synced %s from %s: %s", self.sidecar_path, self.backend.system, counts)
+        for ns, n in sorted(timeless.items()):
+            if n:  # said once: the records keep the date they get here
+                log.warning("%s namespace %r: %d new record(s) carry no time (%s keeps none "
+                            "and their metadata has no created_at key; name one with "
+                            "created_at=KEY): dated at first sight, one time for all, so "
+                            "decisions that need the newer of them are flagged for review",
+                            redact(self.url), ns, n, self.backend.system)
         return counts
 
     @staticmethod
@@ -513,59 +523,6 @@ class ExternalStore:
 
     def lock(self, name: str = "run") -> AbstractContextManager[None]:
         return self._side.lock(name)
-
-
-def _dry_run_copy(sidecar: str, url: str) -> tuple[str, str, str]:
-    """A dry run's scratch folder, with a copy of the sidecar (empty when there is none) and
-    an empty journal: ``(folder, copy, journal)``. The sidecar is read through a read-only
-    connection (SQLite's backup), so its bytes stay as they are. A write a crash left
-    pending in the journal is a ``UserError``: finishing it writes, which a dry run never
-    does."""
-    path = Path(sidecar).expanduser()
-    journal = Path(f"{path}.journal")
-    if journal.exists():
-        conn = sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            pending = conn.execute("SELECT COUNT(*) FROM journal WHERE state = 'pending'"
-                                   ).fetchone()[0]
-        except sqlite3.DatabaseError:
-            pending = 0  # no journal table yet: nothing pending
-        finally:
-            conn.close()
-        if pending:
-            raise UserError(f"{redact(url)}: a write to the system that a crash interrupted "
-                            f"is pending in {journal}; a dry run writes nothing, so it cannot "
-                            "finish it: open the store once without --dry-run (memmaint stats "
-                            "--db URL) first")
-    scratch = tempfile.mkdtemp(prefix="memmaint-dry-run-")
-    copy = str(Path(scratch) / "sidecar.db")
-    try:
-        if path.exists():
-            _copy_sqlite(path, copy)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise
-    return scratch, copy, str(Path(scratch) / "journal.db")
-
-
-def _copy_sqlite(path: Path, copy: str) -> None:
-    """Copy the SQLite database at ``path`` without writing beside it: with no WAL file
-    (every write checkpointed) the file alone is read (``immutable``: no ``-shm`` or
-    ``-wal`` created), again through a plain read-only connection if a writer started
-    meanwhile (its WAL files then exist already)."""
-    wal = Path(f"{path}-wal")
-    for query in (("mode=ro&immutable=1",) if not wal.exists() else ()) + ("mode=ro",):
-        src = sqlite3.connect(f"{path.resolve().as_uri()}?{query}", uri=True)
-        try:
-            dst = sqlite3.connect(copy)
-            try:
-                src.backup(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
-        if not wal.exists():
-            return
 
 
 def open_external(backend: ExternalBackend, sidecar: str, *, create: bool) -> MemoryStore:
