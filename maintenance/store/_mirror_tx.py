@@ -10,7 +10,7 @@ import sqlite3
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memmaint.maintenance.core.errors import UnknownIdError, UserError
 from memmaint.maintenance.core.records import BUILTIN_KINDS, Memory
@@ -18,14 +18,13 @@ from memmaint.maintenance.store._ops import Op
 from memmaint.maintenance.store.base import Event, StoreTransaction
 from memmaint.maintenance.store.external import ExternalRecord, record_times, redact
 
-if TYPE_CHECKING:
-    from memmaint.maintenance.store.mirror import ExternalStore
-
 
 class ExternalTransaction:
-    """The sidecar's transaction, noting the external write each change needs."""
+    """The sidecar's transaction, noting the external write each change needs (``store``:
+    the :class:`~memmaint.maintenance.store.mirror.ExternalStore`, which imports this
+    module)."""
 
-    def __init__(self, store: ExternalStore, conn: sqlite3.Connection,
+    def __init__(self, store: Any, conn: sqlite3.Connection,
                  side_tx: StoreTransaction, ops: list[Op]) -> None:
         self._store = store
         self._conn = conn
