@@ -139,6 +139,79 @@ _NEEDS: dict[str, list[tuple[str, str, str, str]]] = {
     ],
 }
 
+# How each need was asked before (the serve history behind the advices' outcomes): two
+# other wordings per need, aligned with _NEEDS; the evaluated query is never one of them.
+_ASKED: dict[str, list[tuple[str, str]]] = {
+    "dev": [
+        ("The {a} release is broken, how do I go back to the last one?",
+         "Undo a bad {a} release"),
+        ("{a} CI build keeps failing, what is wrong?",
+         "The pipeline cannot build {a}, why?"),
+        ("Steps to change the {a} DB credentials",
+         "How do we swap the password of the {a} database safely?"),
+        ("The {a} disk is full, how do I free space?",
+         "{a} volume at 100 percent usage"),
+        ("Customer billed two times for {a}",
+         "Duplicate {a} payment on a card, how to fix it?"),
+        ("Where is the invoice email of a {a} account changed?",
+         "Update the address {a} invoices are sent to"),
+        ("Invoice a {a} customer in EUR instead of dollars?",
+         "Which currency are {a} invoices issued in?"),
+        ("The card of a {a} customer was refused, what now?",
+         "{a} payment failed on the card"),
+        ("How many minutes should a roast {a} sit before carving?",
+         "Resting time for {a} out of the oven"),
+        ("My {a} dough stays flat",
+         "The {a} dough did not rise overnight, why?"),
+        ("The {a} keeps sticking to my frying pan",
+         "How to fry {a} without it glueing to the pan?"),
+        ("Sliced {a} goes brown quickly, how to prevent it?",
+         "Keep {a} slices looking fresh"),
+        ("Is a visa required for a short trip to {a}?",
+         "One week holiday in {a}, do I need a visa?"),
+        ("The airline lost my suitcase on the way to {a}",
+         "Missing luggage after landing in {a}"),
+        ("When to arrive at the {a} airport before my flight?",
+         "How much time do I need at the airport in {a}?"),
+        ("Will my mobile plan work in {a}?",
+         "Roaming with my phone in {a}"),
+    ],
+    "validation": [
+        ("My {a} has yellow leaves, why?",
+         "Yellowing leaves on the {a}"),
+        ("What time of year do I cut back the {a}?",
+         "Best season to prune a {a}"),
+        ("The {a} is covered in aphids",
+         "Greenfly on my {a}, how to treat it?"),
+        ("Planting depth for {a} bulbs",
+         "How far down do {a} bulbs go in the ground?"),
+        ("The laptop will not join the {a} wireless network",
+         "Cannot get on the {a} wifi from my laptop"),
+        ("Port forwarding for {a} on my router",
+         "Make {a} reachable from outside through the router"),
+        ("The {a} VPN connection is very slow",
+         "How to speed up the {a} VPN?"),
+        ("Which device eats all the {a} bandwidth?",
+         "Find what is hogging the {a} network"),
+        ("My knees hurt every time I {a}",
+         "Knee pain when I {a}, what helps?"),
+        ("How many times a week should I {a} for endurance?",
+         "Training plan to {a} longer"),
+        ("Breakfast before a morning {a}?",
+         "What to eat before I {a} early?"),
+        ("I get cramps when I {a}",
+         "Muscle cramps every time I {a}, how to prevent them?"),
+        ("Water leaking from the {a} in the flat",
+         "The {a} is dripping in my apartment, what should I do?"),
+        ("Is a rent increase on my {a} lease allowed before it ends?",
+         "Landlord wants more rent for the {a} mid-contract"),
+        ("Getting the {a} deposit returned",
+         "Landlord will not return the {a} deposit"),
+        ("Black mould is growing in the {a}",
+         "How do I deal with damp and mould in my {a}?"),
+    ],
+}
+
 _SLOTS: dict[str, list[tuple[str, str]]] = {
     "deploys": [("checkout-api", "rust"), ("search-indexer", "java")],
     "billing": [("Team plan", "dup-charge"), ("Enterprise", "double-billed")],
@@ -225,12 +298,25 @@ class StaleTopic:
 
 
 @dataclass(frozen=True)
+class Use:
+    """One past use behind an advice's counters: the memory was served for ``query`` (another
+    wording of its need than the evaluated query) and helped or failed."""
+
+    namespace: str
+    memory_id: str
+    query: str
+    success: bool
+
+
+@dataclass(frozen=True)
 class DevSet:
-    """One part: advice scenarios and stale-only topics, grouped by namespace."""
+    """One part: advice scenarios and stale-only topics, grouped by namespace, and the serve
+    history (``uses``) that earned the advices their successes and failures."""
 
     part: str
     scenarios: tuple[tuple[str, OutcomeScenario], ...]  # (namespace, scenario)
     topics: tuple[tuple[str, StaleTopic], ...]
+    uses: tuple[Use, ...] = ()
 
 
 def _fill(text: str, slot: tuple[str, str]) -> str:
@@ -243,18 +329,25 @@ def load_devset(part: str) -> DevSet:
         raise ValueError(f"part must be one of {PARTS}, got {part!r}")
     scenarios: list[tuple[str, OutcomeScenario]] = []
     topics: list[tuple[str, StaleTopic]] = []
+    uses: list[Use] = []
     for seed in SEEDS:
         rng = random.Random(f"{part}-{seed}")
         ns = f"{part}-{seed}"
         for n, (domain, query, good, bad) in enumerate(_NEEDS[part]):
             slot = _SLOTS[domain][seed]
             g, b = rng.choice(_GOOD), rng.choice(_BAD)
+            sid = f"{ns}-n{n:02d}"
             scenarios.append((ns, OutcomeScenario(
-                f"{ns}-n{n:02d}", domain, _fill(query, slot),
+                sid, domain, _fill(query, slot),
                 Advice(_fill(good, slot), *g), Advice(_fill(bad, slot), *b))))
+            asked = [_fill(a, slot) for a in _ASKED[part][n]]
+            for role, (succ, fail) in (("good", g), ("bad", b)):
+                verdicts = [True] * succ + [False] * fail
+                uses += [Use(ns, f"{sid}-{role}", asked[u % len(asked)], ok)
+                         for u, ok in enumerate(verdicts)]
         for n, (domain, kind, query, stale, fresh, loose) in enumerate(_TOPICS[part]):
             slot = _SLOTS[domain][seed]
             topics.append((ns, StaleTopic(
                 f"{ns}-t{n}", domain, kind, _fill(query, slot), _fill(stale, slot),
                 _fill(fresh, slot), _fill(loose, slot), expired=(n + seed) % 2 == 0)))
-    return DevSet(part, tuple(scenarios), tuple(topics))
+    return DevSet(part, tuple(scenarios), tuple(topics), tuple(uses))

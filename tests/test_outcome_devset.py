@@ -44,3 +44,21 @@ def test_stale_topics_have_no_fresh_answer_but_the_control_has():
 def test_unknown_part():
     with pytest.raises(ValueError):
         load_devset("test")
+
+
+def test_the_serve_history_matches_the_counters_and_never_asks_the_evaluated_query():
+    for part in PARTS:
+        dev = load_devset(part)
+        by_memory: dict[str, list[bool]] = {}
+        for use in dev.uses:
+            by_memory.setdefault(use.memory_id, []).append(use.success)
+        queries = {s.query for _ns, s in dev.scenarios} | {t.query for _ns, t in dev.topics}
+        assert not queries & {u.query for u in dev.uses}
+        for ns, s in dev.scenarios:
+            for role, advice in (("good", s.good), ("bad", s.bad)):
+                verdicts = by_memory[f"{s.id}-{role}"]
+                assert (verdicts.count(True), verdicts.count(False)) == (advice.successes,
+                                                                         advice.failures)
+            assert all(u.namespace == ns for u in dev.uses if u.memory_id.startswith(s.id))
+    dev_asked = {u.query for u in load_devset("dev").uses}
+    assert dev_asked.isdisjoint({u.query for u in load_devset("validation").uses})

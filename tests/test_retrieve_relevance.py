@@ -84,36 +84,3 @@ def test_on_topic_keeps_the_best_and_nothing_far_below_it(sims, margin, z):
     arr = np.array(sims)
     assert keep[int(np.argmax(arr))]
     assert not keep[arr < arr.max() - margin - 1e-12].any()
-
-
-# -- outcome weight growing with evidence, lifting only memories in reach (item 2) ----------
-
-def _advice_pool() -> list[Memory]:
-    used = NOW - timedelta(days=1)
-    return [mem("Redeploy the previous release tag.", "good", 30, retrievals=8, successes=8,
-                last_used_at=used),
-            mem("Edit the files on the host by hand.", "bad", 10, retrievals=1, failures=1,
-                last_used_at=used),
-            mem("Refund the duplicate charge.", "other", 30, retrievals=8, successes=8,
-                last_used_at=used)] + distractors(8)
-
-
-def test_evidence_growth_decides_a_gap_the_fixed_band_cannot():
-    q, vecs = at_cosines([0.45, 0.90, 0.05] + [0.05] * 8)
-    fixed = retrieve(QUERY, _advice_pool(), vecs, config=RetrieveConfig(), now=NOW,
-                     query_vector=q)
-    assert fixed[0].id == "bad"
-    grown = retrieve(QUERY, _advice_pool(), vecs, config=RetrieveConfig(outcome_growth=2.0),
-                     now=NOW, query_vector=q)
-    assert grown[0].id == "good", grown.explain()
-
-
-def test_outcome_reach_keeps_an_off_topic_proven_memory_from_being_served_first():
-    # "other" is above the fixed floor (0.35) but far below the best (0.9): off topic
-    q, vecs = at_cosines([0.10, 0.90, 0.35] + [0.05] * 8)
-    cfg = RetrieveConfig(outcome_growth=2.0, outcome_reach=0.45)
-    res = retrieve(QUERY, _advice_pool(), vecs, config=cfg, now=NOW, query_vector=q)
-    assert res[0].id != "other", res.explain()
-    no_reach = RetrieveConfig(outcome_growth=2.0, outcome_reach=2.0, relevance_z=-5.0)
-    res = retrieve(QUERY, _advice_pool(), vecs, config=no_reach, now=NOW, query_vector=q)
-    assert res[0].id == "other"  # the failure the reach prevents: the test can fail

@@ -7,22 +7,29 @@ Two rules, both reversible through ``memmaint undo`` like every action:
   memory on a subject is never retired because of one failure) is evicted. The older rule
   (Wilson upper bound below ``outcome_evict_below`` after ``outcome_min_uses`` outcomes) still
   catches memories that sometimes help but mostly fail.
-- **Supersession by a better sibling.** A memory's *sibling* is its nearest neighbour in
-  the namespace, when their cosine is at least ``agents.outcome_sibling_cosine`` (default
-  0.45): the memory that answers the same need, not any memory of the same topic (distinct
-  facts of one topic share a cosine of 0.4-0.6 and would otherwise pay for each other's
-  failures, e.g. a fact served for a question it does not answer). A memory that failed more
-  often than it helped is superseded by a sibling with at least one success when
-  ``P(it helps less often than the sibling)`` under the two posteriors reaches
-  ``agents.outcome_supersede_confidence`` (default 0.8) for a memory that never helped, and
-  four times less doubt (0.95) for one that helped at least once: one success is evidence of
-  value that a couple of misattributed failures should not outweigh. The reason names both
-  histories.
+- **Supersession by a better sibling.** A memory that failed more often than it helped is
+  superseded by a *sibling* it helps less often than: ``P(it helps less often than the
+  sibling)`` under the two posteriors reaches ``agents.outcome_supersede_confidence``
+  (default 0.8) for a memory that never helped, and four times less doubt (0.95) for one that
+  helped at least once (one success is evidence of value that a couple of misattributed
+  failures should not outweigh). A sibling is a memory on the same subject: a cluster-mate
+  (the clusterer's verdict, issue #37) at cosine ``agents.outcome_cluster_sibling_cosine``
+  (0.2) or more that helped more often than it failed, or the memory's nearest neighbour when
+  it has helped and their cosine reaches ``agents.outcome_sibling_cosine`` (0.45: how a noise
+  memory finds one); the nearest that passes is taken. The old rule (nearest neighbour at
+  0.45 only) is ``outcome_cluster_sibling_cosine = 2``: it kept failed advice whose good
+  sibling is worded apart (cosine 0.2-0.45). What the cluster cannot say is *which* proven
+  memory answers the failed one's question: on the generated dev set half the supersessions
+  point to proven advice of another need of the same subject (the failed advice is retired
+  either way; docs/evaluation.md). The queries that served both memories would say it; the
+  stores keep counters, not those queries, so that test waits for a serve history in the
+  store (:mod:`memmaint.maintenance.core.served` holds the retrieval half). The reason names
+  both histories.
 
 Siblings are often not in one cluster (advice that failed and advice that worked for the same
 problem share a topic, rarely a paraphrase), so before planning the job calls
-:func:`group_outcome_siblings`, which moves each memory that has such a sibling into the
-sibling's cluster; the agents then plan them together.
+:func:`group_outcome_siblings`, which moves each memory whose sibling is a noise memory or
+sits in another cluster into the sibling's cluster; the agents then plan them together.
 """
 
 from __future__ import annotations
@@ -70,21 +77,36 @@ def failure_eviction(mem: Memory, cfg: AgentsConfig) -> str | None:
 
 def better_sibling(i: int, mems: Sequence[Memory], sims: np.ndarray,
                    outcomes: Sequence[Outcome], candidates: Iterable[int],
-                   cfg: AgentsConfig) -> tuple[int, float] | None:
+                   cfg: AgentsConfig, mates: Iterable[int] | None = None
+                   ) -> tuple[int, float] | None:
     """The sibling that should supersede memory ``i``, with ``P(i is worse)``; ``None`` when
-    there is none (see the module docstring). The sibling is ``i``'s nearest neighbour among
-    ``candidates`` (every other memory that could take its place), so a memory is only ever
-    compared with the one closest to it, never with a mere topic-mate."""
+    there is none (see the module docstring).
+
+    The sibling is the nearest of the ``candidates`` (every other memory that could take
+    ``i``'s place) that answers the same need and that ``i`` is confidently worse than
+    (``P(worse)`` at least :func:`required_confidence`); answering the same need means: a
+    cluster-mate (``mates``;
+    ``None``: every candidate is one, the planner's view of a cluster) at cosine
+    ``outcome_cluster_sibling_cosine`` or more that helped more often than it failed, or
+    ``i``'s nearest neighbour among the candidates when it has helped and their cosine
+    reaches ``outcome_sibling_cosine``."""
     if mems[i].failures <= mems[i].successes:
         return None
     others = [j for j in candidates if j != i]
     if not others:
         return None
-    j = max(others, key=lambda k: (float(sims[i, k]), -k))
-    if mems[j].successes < 1 or sims[i, j] < cfg.outcome_sibling_cosine:
-        return None
-    p = prob_worse(outcomes[i], outcomes[j])
-    return (j, p) if p >= required_confidence(mems[i], cfg) else None
+    nearest = max(others, key=lambda k: (float(sims[i, k]), -k))
+    eligible = [j for j in (others if mates is None else set(mates) & set(others))
+                if sims[i, j] >= cfg.outcome_cluster_sibling_cosine
+                and mems[j].successes > mems[j].failures]
+    if mems[nearest].successes >= 1 and sims[i, nearest] >= cfg.outcome_sibling_cosine:
+        eligible.append(nearest)
+    need = required_confidence(mems[i], cfg)
+    for j in sorted(set(eligible), key=lambda k: (-float(sims[i, k]), k)):
+        p = prob_worse(outcomes[i], outcomes[j])
+        if p >= need:
+            return j, p
+    return None
 
 
 def required_confidence(mem: Memory, cfg: AgentsConfig) -> float:
@@ -96,8 +118,8 @@ def required_confidence(mem: Memory, cfg: AgentsConfig) -> float:
 
 def sibling_reason(i: int, j: int, mems: Sequence[Memory], sims: np.ndarray,
                    outcomes: Sequence[Outcome], p: float) -> str:
-    return (f"answers the same need as {mems[j].id} (cosine {sims[i, j]:.2f}) and helps less "
-            f"often: {outcomes[i].describe(mems[i])} against "
+    return (f"a sibling on the same subject, {mems[j].id} (cosine {sims[i, j]:.2f}), helps "
+            f"more often: {outcomes[i].describe(mems[i])} against "
             f"{outcomes[j].describe(mems[j])}; P(worse) = {p:.2f}")
 
 
@@ -123,9 +145,11 @@ def group_outcome_siblings(memories: Sequence[Memory], labels: np.ndarray, vecto
         sims = np.zeros((len(mems), len(mems)))
         sims[failing] = vecs[failing] @ vecs.T
         everyone = range(len(mems))
+        local = out[rows]
         target: dict[int, int] = {}
         for k in failing:
-            found = better_sibling(k, mems, sims, outs, everyone, cfg)
+            mates = np.flatnonzero(local == local[k]).tolist() if local[k] >= 0 else []
+            found = better_sibling(k, mems, sims, outs, everyone, cfg, mates)
             if found is not None:
                 target[k] = found[0]
         next_label = int(out[rows].max(initial=-1)) + 1

@@ -202,9 +202,12 @@ def scenarios_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
               show_default=True,
               help="written: the 30 written pairs; dev: the generated tuning part; "
                    "validation: the generated held-apart part (other domains and templates).")
+@click.option("--history/--counters-only", default=True, show_default=True,
+              help="dev/validation: give retrieval the serve history behind the counters "
+                   "(which query served each advice) or the counters alone.")
 def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
                  overrides: tuple[str, ...], json_path: str | None, data_dir: str | None,
-                 cache_path: str | None, part: str) -> None:
+                 cache_path: str | None, part: str, history: bool) -> None:
     """Adversarial advice: good advice with successes against closer advice that failed;
     with --part dev|validation also off-topic proven memories and stale-only topics."""
     from memmaint.maintenance.evaluation.outcomes import run_outcome_devset, run_outcomes
@@ -212,7 +215,7 @@ def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
     configs = _configs(("default", Config()), config_paths, grid, overrides)
     with EvalCache(cache_path) as cache:
         report: Any = (run_outcomes(configs, cache) if part == "written"
-                       else run_outcome_devset(configs, cache, part))
+                       else run_outcome_devset(configs, cache, part, history))
     click.echo(report.format())
     _write_json(json_path, report.to_dict())
 

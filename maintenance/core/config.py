@@ -249,6 +249,11 @@ class AgentsConfig:
     outcome_sibling_cosine: float = _opt(0.45, min=-1.0, max=1.0, doc=(
         "cosine from which a memory with outcomes is a sibling of another (the same need); "
         "siblings are planned in one cluster"))
+    outcome_cluster_sibling_cosine: float = _opt(0.2, min=-1.0, max=2.0, doc=(
+        "a cluster-mate that helped more than it failed is a sibling from this cosine (2: "
+        "only the nearest neighbour at outcome_sibling_cosine)"))
+    outcome_query_match: float = _opt(0.7, min=-1.0, max=1.0, doc=(
+        "serve history: a past query at this cosine or more is the same question"))
     outcome_protect_above: float = _opt(0.6, min=0.0, max=1.0,
                                         doc="protect when Wilson lower bound is above this")
     protect_importance: float = _opt(5.0, min=0.0, doc="importance at or above this protects")
@@ -385,14 +390,9 @@ class RetrieveConfig:
         "how far outcome can move a memory, in similarity units: at most 2 * band * (1 - base "
         "rate) up and 2 * band * base rate down; memories below similarity_floor are never "
         "lifted"))
-    outcome_growth: float = _opt(0.0, min=0.0, max=2.0, doc=(
-        "how much the outcome band grows with evidence: band * (1 + growth * n / (n + "
-        "outcome_evidence)), n the decayed successes + failures; 0: a fixed band"))
-    outcome_evidence: float = _opt(5.0, min=0.1, doc=(
-        "evidence (decayed successes + failures) at which the band has grown half-way"))
-    outcome_reach: float = _opt(2.0, min=0.0, max=2.0, doc=(
-        "outcome lifts a memory only within this cosine of the query's best candidate and "
-        "above the pool floor (relevance_z); 2: only similarity_floor applies"))
+    outcome_weight_evidence: float = _opt(0.5, min=0.01, doc=(
+        "serve history: score = (1 - w) * similarity + w * expected success, w = n / (n + "
+        "this), n the outcomes of uses for the same question (core.served)"))
     route: bool = _opt(False, doc="score only the clusters nearest the query (the last run's "
                                   "routing table)")
     route_clusters: int = _opt(2, min=1, doc="routing: nearest cluster centroids searched")

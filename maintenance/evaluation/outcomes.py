@@ -25,6 +25,7 @@ import numpy as np
 from memmaint.datasets.outcome_scenarios import OutcomeScenario, load_outcome_scenarios
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.core.served import ServeLog
 from memmaint.maintenance.evaluation.common import EvalCache, format_table, maintain
 from memmaint.maintenance.retrieve.search import Retriever
 
@@ -161,6 +162,7 @@ class DevAdviceRow:
     bad_retired: bool
     good_retired: bool
     after_first: bool
+    bad_fate: str = "kept"  # kept, evicted, "-> own good", "-> <id>" (another memory)
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,9 @@ class DevReport:
                 "good_first": sum(r.good_first for r in rows),
                 "after_first": sum(r.after_first for r in rows),
                 "bad_retired": sum(r.bad_retired for r in rows),
+                "bad_to_own_good": sum(r.bad_fate == "-> own good" for r in rows),
+                "bad_to_other": sum(r.bad_fate.startswith("-> ") and r.bad_fate != "-> own good"
+                                    for r in rows),
                 "good_retired": sum(r.good_retired for r in rows),
                 "off_topic_first": (sum(r.off_topic_first for r in rows)
                                     + sum(t.off_topic_first for t in tops)),
@@ -227,11 +232,12 @@ class DevReport:
             t = self.totals(name)
             out.append(f"\n{name}: good/bad cosine min/median/max {t['pair_cosine']}, query gap "
                        f"(bad - good) {t['query_gap']}, bad closer {t['bad_closer']}/"
-                       f"{t['needs']}")
+                       f"{t['needs']}; failed advice superseded by its own good advice "
+                       f"{t['bad_to_own_good']}, by another memory {t['bad_to_other']}")
             out.append(format_table(
-                ["need", "cos good", "cos bad", "pair", "first", "bad retired", "after"],
+                ["need", "cos good", "cos bad", "pair", "first", "bad", "after"],
                 [[r.scenario, f"{r.cos_good:.2f}", f"{r.cos_bad:.2f}", f"{r.pair_cosine:.2f}",
-                  r.first, _mark(r.bad_retired), _mark(r.after_first)]
+                  r.first, r.bad_fate, _mark(r.after_first)]
                  for r in self.advice[name]]))
             out.append(format_table(
                 ["topic", "sim stale", "sim loose", "decision", "first", "with fresh answer"],
@@ -247,13 +253,23 @@ class DevReport:
 
 
 def _per_namespace(memories: Sequence[Memory], vectors: np.ndarray, embedder: Any,
-                   config: Config) -> dict[str, Retriever]:
+                   config: Config, served: ServeLog | None = None) -> dict[str, Retriever]:
     """One retriever per namespace: an agent searches its own namespace."""
     out = {}
     for ns in sorted({m.namespace for m in memories}):
         rows = [i for i, m in enumerate(memories) if m.namespace == ns]
-        out[ns] = Retriever([memories[i] for i in rows], vectors[rows], embedder, config)
+        out[ns] = Retriever([memories[i] for i in rows], vectors[rows], embedder, config,
+                            served=served)
     return out
+
+
+def serve_log(uses: Sequence[Any], cache: EvalCache, config: Config) -> ServeLog:
+    """The dev set's past uses as a :class:`ServeLog`, their queries embedded like the pool."""
+    if not uses:
+        return ServeLog.empty(1)
+    vectors = cache.embed([u.query for u in uses], config.embedding)
+    return ServeLog(tuple((u.namespace, u.memory_id) for u in uses), vectors,
+                    np.array([1.0 if u.success else 0.0 for u in uses]))
 
 
 def _top(retrievers: dict[str, Retriever], ns: str, query: str,
@@ -268,11 +284,27 @@ def _off_topic(first: Memory | None, scenario: str) -> bool:
             and first.successes > 0)
 
 
+def _fate(bad: str, good: str, active: set[str],
+          replaced: dict[str, tuple[str | None, str]]) -> str:
+    """What maintenance did to the failed advice: kept, evicted, or superseded by its own
+    good advice or by another memory (a sibling of another need)."""
+    if bad in active:
+        return "kept"
+    target, status = replaced.get(bad, (None, ""))
+    if target is None:
+        return status or "retired"
+    return "-> own good" if target == good else f"-> {target}"
+
+
 def run_outcome_devset(configs: Sequence[tuple[str, Config]], cache: EvalCache,
-                       part: str = "dev") -> DevReport:
+                       part: str = "dev", history: bool = True) -> DevReport:
     """Evaluate every configuration on one part of the generated set
     (:func:`memmaint.datasets.outcome_devset.load_devset`): each seed is one shared namespace
-    with all needs and topics of the part; maintenance runs once over the whole pool."""
+    with all needs and topics of the part; maintenance runs once over the whole pool.
+
+    With ``history`` the retrievers get the set's serve history (which wording of each need
+    served each advice, and the verdict), as a store that keeps one would give them; without
+    it they see the counters only."""
     from memmaint.datasets.outcome_devset import load_devset
 
     dev = load_devset(part)
@@ -287,12 +319,15 @@ def run_outcome_devset(configs: Sequence[tuple[str, Config]], cache: EvalCache,
         vectors = cache.embed([m.text for m in control], config.embedding)
         qv = cache.embed(queries, config.embedding)
         by_id = {m.id: i for i, m in enumerate(control)}
-        before = _per_namespace(pool, vectors[:len(pool)], embedder, config)
-        with_fresh = _per_namespace(control, vectors, embedder, config)
+        log = serve_log(dev.uses, cache, config) if history else None
+        before = _per_namespace(pool, vectors[:len(pool)], embedder, config, log)
+        with_fresh = _per_namespace(control, vectors, embedder, config, log)
         done = maintain(pool, config, cache, now=NOW)
         active = {m.id for m in done.active}
+        replaced = {m.id: (m.replaced_by, m.status.value) for m in done.memories}
         after = _per_namespace(done.active, cache.embed([m.text for m in done.active],
-                                                        config.embedding), embedder, config)
+                                                        config.embedding), embedder, config,
+                               log)
         rows = []
         for (_ns, s), q in zip(dev.scenarios, qv):
             good, bad = by_id[f"{s.id}-good"], by_id[f"{s.id}-bad"]
@@ -303,7 +338,8 @@ def run_outcome_devset(configs: Sequence[tuple[str, Config]], cache: EvalCache,
                 float(vectors[good] @ vectors[bad]), first.id if first else "-",
                 first is not None and first.id == f"{s.id}-good", _off_topic(first, s.id),
                 f"{s.id}-bad" not in active, f"{s.id}-good" not in active,
-                first_after is not None and first_after.id == f"{s.id}-good"))
+                first_after is not None and first_after.id == f"{s.id}-good",
+                _fate(f"{s.id}-bad", f"{s.id}-good", active, replaced)))
         tops = []
         for (_ns, t), q in zip(dev.topics, qv[len(dev.scenarios):]):
             decision, first = _top(before, _ns, t.query, q)

@@ -23,13 +23,18 @@ step's number, so a log line explains why a memory was served:
    at 0). With ``r = 0.5``, five successes in five (m = 0.86) against one failure (m = 0.33)
    is a swing of 0.37; one success against one failure (0.67 against 0.33) a swing of 0.23.
    The band was chosen on the adversarial scenarios of ``memmaint eval outcomes`` (a set
-   written for this project; docs/evaluation.md has the sensitivity table). Optionally the
-   band grows with evidence (``outcome_growth``: ``band * (1 + growth * n / (n +
-   outcome_evidence))``, ``n`` the decayed successes + failures, so new memories lean on
-   similarity and proven ones on outcome), and a positive bonus goes only to memories within
-   ``outcome_reach`` of the best cosine and above the pool floor (``relevance_z``). Growth is
-   off by default: on the generated dev set it served proven advice of other needs first
-   (docs/evaluation.md).
+   written for this project; docs/evaluation.md has the sensitivity table). A band growing
+   with the counters' evidence was tried and removed (issue #37): on the generated dev set it
+   served proven advice of other needs first, since counters do not say for what a memory
+   helped.
+   **With a serve history** (``served``, :mod:`memmaint.maintenance.core.served`: which query
+   served a memory each time it helped or failed) a memory that has uses in it is scored
+   instead by ``(1 - w) * base + w * m``: ``m`` the posterior mean from the outcomes of its
+   uses for the same question (a past query at cosine >= ``agents.outcome_query_match``),
+   ``w = n / (n + outcome_weight_evidence)`` with ``n`` those outcomes, decayed. So a new
+   memory leans on similarity and a proven one on outcome, and a record earned on other
+   questions weighs nothing here (the relevance test that keeps a good record from carrying
+   an off-topic memory); a memory that helped for this question counts as on topic.
 4. **freshness gate** (``config.gate``), with the same TTL table as the maintenance agents
    (``config.agents.ttl_days``, :mod:`memmaint.maintenance.core.freshness`): ``FRESH`` memories pass
    unchanged, ``STALE_WARN`` ones are multiplied by ``freshness / 0.5`` (continuous: 1 at the
@@ -75,7 +80,9 @@ from memmaint.maintenance.core.freshness import (
     on_topic,
     verdict,
 )
+from memmaint.maintenance.core.outcomes import decay_factor
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
+from memmaint.maintenance.core.served import ServeLog, matched_counts
 from memmaint.maintenance.retrieve.bm25 import BM25
 from memmaint.maintenance.retrieve.routing import RouteDecision, Router, Routing
 
@@ -109,6 +116,9 @@ class Result:
             ``relevance_z`` standard deviations above the pool's mean); the gate serves only
             when a ``FRESH`` memory is on topic.
         rank: 1-based position among the served results (0 when not served).
+        served_for: with a serve history, ``(closest, successes, failures)``: the cosine of
+            the past query most like this one, and the outcomes of the uses whose query is
+            the same question (``agents.outcome_query_match``); ``None`` without one.
     """
 
     memory: Memory
@@ -123,6 +133,7 @@ class Result:
     rank: int = 0
     history: tuple[int, int] = (0, 0)
     on_topic: bool = True
+    served_for: tuple[float, int, int] | None = None
 
     @property
     def id(self) -> str:
@@ -133,7 +144,11 @@ class Result:
         parts = [f"sim {self.similarity:.3f}"]
         if self.lexical:
             parts.append(f"lex +{self.lexical:.3f}")
-        if self.outcome_bonus:
+        if self.served_for is not None:
+            near, s, f = self.served_for
+            parts.append(f"served before for a query at {near:.2f}: {s} ok/{f} failed there, "
+                         f"expected {self.outcome:.2f} ({self.outcome_bonus:+.3f})")
+        elif self.outcome_bonus:
             s, f = self.history
             parts.append(f"outcome {s} ok/{f} failed, expected {self.outcome:.2f} "
                          f"({self.outcome_bonus:+.3f})")
@@ -146,12 +161,17 @@ class Result:
         return f"{where}{self.memory.id}: " + ", ".join(parts) + f" -> {self.final:.4f}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.memory.id, "namespace": self.memory.namespace, "rank": self.rank,
+        out: dict[str, Any] = {"id": self.memory.id, "namespace": self.memory.namespace, "rank": self.rank,
                 "similarity": self.similarity, "lexical": self.lexical,
                 "freshness": self.freshness, "verdict": self.verdict, "outcome": self.outcome,
                 "outcome_bonus": self.outcome_bonus, "successes": self.history[0],
                 "failures": self.history[1], "final": self.final, "relevant": self.relevant,
                 "on_topic": self.on_topic}
+        if self.served_for is not None:
+            out["served_for"] = {"closest_query": self.served_for[0],
+                                 "successes": self.served_for[1],
+                                 "failures": self.served_for[2]}
+        return out
 
 
 @dataclass(frozen=True)
@@ -259,12 +279,6 @@ class _OutcomeTable:
         mean = (self.strength * rate + s) / (self.strength + s + f)
         return mean, rate
 
-    def evidence(self, now: datetime) -> np.ndarray:
-        """Per memory: decayed successes + failures (how much the outcome is known)."""
-        days = np.maximum(0.0, (to_utc(now).timestamp() - self.last_used) / 86400.0)
-        d = np.where(np.isnan(days), 1.0, 0.5 ** (np.nan_to_num(days) / self.half_life))
-        return (self.successes + self.failures) * d
-
 
 @dataclass
 class Retriever:
@@ -279,6 +293,9 @@ class Retriever:
             gives the TTL table).
         ttl_days: kind -> TTL in days; overrides the config's table.
         routing: the last maintenance run's routing tables, needed to search with routing.
+        served: the serve history (:class:`~memmaint.maintenance.core.served.ServeLog`): a
+            memory with uses in it is judged by the outcomes of uses for queries like this
+            one (see the module docstring, step 3).
     """
 
     memories: Sequence[Memory]
@@ -287,6 +304,7 @@ class Retriever:
     config: Config | RetrieveConfig | None = None
     ttl_days: Mapping[str, float] | None = None
     routing: Routing | None = None
+    served: ServeLog | None = None
     _active: list[Memory] = field(init=False, repr=False)
     _vectors: np.ndarray = field(init=False, repr=False)
     _bm25: BM25 | None = field(init=False, repr=False)
@@ -309,6 +327,8 @@ class Retriever:
         self._bm25 = (BM25().fit([m.text for m in self._active])
                       if self.retrieve_config.lexical else None)
         self._outcomes = _OutcomeTable(self._active, agents)
+        self._agents = agents
+        self._keys = [(m.namespace, m.id) for m in self._active]
 
     @property
     def pool_size(self) -> int:
@@ -353,16 +373,55 @@ class Retriever:
                 lex = cfg.lexical_cap * raw / top
         if cfg.outcome and self._outcomes.any:
             expected, rate = self._outcomes.at(now)
-            evidence = self._outcomes.evidence(now)
         else:
-            expected = rate = evidence = np.zeros(len(self._active))
+            expected = rate = np.zeros(len(self._active))
         topical = on_topic(sims, cfg.similarity_floor, cfg.relevance_margin, cfg.relevance_z)
-        liftable = on_topic(sims, cfg.similarity_floor, cfg.outcome_reach, cfg.relevance_z)
+        # outcome lifts only memories above the floor and the pool's own (relevance_z)
+        liftable = on_topic(sims, cfg.similarity_floor, 2.0, cfg.relevance_z)
         results = [self._score(int(i), float(sims[j]), float(lex[j]), now,
                                float(expected[i]), float(rate[i]), bool(topical[j]),
-                               bool(liftable[j]), float(evidence[i]))
+                               bool(liftable[j]))
                    for j, i in enumerate(idx)]
+        if cfg.outcome and self.served is not None and len(self.served):
+            results = self._by_serve_history(results, idx, q, now, rate)
         return self._decide(query, results, k, routed)
+
+    def _by_serve_history(self, results: list[Result], idx: np.ndarray, q: np.ndarray,
+                          now: datetime, rate: np.ndarray) -> list[Result]:
+        """Rescore the memories that have uses in the serve log (step 3 of the module
+        docstring): only the outcomes of uses for queries like ``q`` count, and they weigh
+        against similarity in proportion to how many there are."""
+        assert self.served is not None
+        cfg, agents = self.retrieve_config, self._agents
+        keys = [self._keys[int(i)] for i in idx]
+        s, f, logged, closest = matched_counts(self.served, keys, q,
+                                               agents.outcome_query_match)
+        if not logged.any():
+            return results
+        d = np.array([decay_factor(self._active[int(i)], now, agents.outcome_half_life_days)
+                      for i in idx])
+        s_raw, f_raw = s, f
+        s, f = s * d, f * d
+        out = []
+        for j, r in enumerate(results):
+            if not logged[j]:
+                out.append(r)
+                continue
+            n = s[j] + f[j]
+            r0 = float(rate[int(idx[j])])
+            expected = (agents.outcome_prior_strength * r0 + s[j]) / (
+                agents.outcome_prior_strength + n)
+            w = n / (n + cfg.outcome_weight_evidence)
+            helped = bool(s[j] > f[j])  # helped for this question before: on topic
+            base = r.similarity + r.lexical
+            score = (1.0 - w) * base + w * expected
+            if cfg.gate and r.verdict == STALE_WARN:
+                score *= r.freshness / FRESH_AT
+            out.append(dataclasses.replace(
+                r, outcome=expected, outcome_bonus=score - base if n else 0.0, final=score,
+                relevant=r.relevant or helped, on_topic=r.on_topic or helped,
+                served_for=(float(closest[j]), int(s_raw[j]), int(f_raw[j]))))
+        return out
 
     def _route(self, q: np.ndarray, route: bool | None) -> tuple[np.ndarray | None,
                                                                 RouteDecision | None]:
@@ -379,8 +438,7 @@ class Retriever:
                                        cfg.route_min_candidates)
 
     def _score(self, i: int, sim: float, lex: float, now: datetime, expected: float,
-               rate: float, topical: bool = True, liftable: bool = True,
-               evidence: float = 0.0) -> Result:
+               rate: float, topical: bool = True, liftable: bool = True) -> Result:
         cfg = self.retrieve_config
         mem = self._active[i]
         f = freshness(mem, now, self.ttl_table)
@@ -388,9 +446,8 @@ class Retriever:
         relevant = sim >= cfg.similarity_floor
         bonus = 0.0
         if cfg.outcome and (mem.successes > 0 or mem.failures > 0):
-            grow = 1.0 + cfg.outcome_growth * evidence / (evidence + cfg.outcome_evidence)
-            bonus = 2.0 * cfg.outcome_band * grow * (expected - rate)
-            if not (relevant and liftable):  # outcome never lifts an off-topic memory
+            bonus = 2.0 * cfg.outcome_band * (expected - rate)
+            if not (relevant and liftable):  # never lifts a memory below the floors
                 bonus = min(bonus, 0.0)
         score = sim + lex + bonus
         if cfg.gate and v == STALE_WARN:
@@ -452,7 +509,7 @@ def retrieve(query: str, memories: Sequence[Memory], embeddings: Any, embedder: 
              config: Config | RetrieveConfig | None = None, now: datetime | None = None,
              ttl_days: Mapping[str, float] | None = None, *, query_vector: Any = None,
              k: int | None = None, route: bool | None = None,
-             routing: Routing | None = None) -> Retrieval:
+             routing: Routing | None = None, served: ServeLog | None = None) -> Retrieval:
     """Retrieve the best active memories for ``query`` (see the module docstring).
 
     Args:
@@ -468,11 +525,12 @@ def retrieve(query: str, memories: Sequence[Memory], embeddings: Any, embedder: 
         k: how many to serve (default ``config.k``).
         route: score only the clusters nearest the query (default ``config.route``).
         routing: the routing tables (``latest_routing(store)``), needed when routing.
+        served: the serve history, when known (:class:`Retriever`).
 
     Returns a :class:`Retrieval`: a sequence of :class:`Result` (best first) with ``decision``
     ``SERVE`` or ``REFUSE``. For many queries over one pool build a :class:`Retriever` once.
     """
-    retriever = Retriever(memories, embeddings, embedder, config, ttl_days, routing)
+    retriever = Retriever(memories, embeddings, embedder, config, ttl_days, routing, served)
     return retriever.search(query, query_vector=query_vector, now=now, k=k, route=route)
 
 

@@ -1,0 +1,182 @@
+"""Outcome evidence tied to the question (issue #37 item 2): a serve history says for which
+queries a memory helped or failed, so a record counts only for queries like those, and weighs
+against similarity in proportion to how much of it there is; and the same-need test of the
+maintenance agents uses the cluster, not a fixed cosine."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from memmaint.maintenance.agents.outcome_rules import group_outcome_siblings
+from memmaint.maintenance.agents.rules import plan
+from memmaint.maintenance.core.config import AgentsConfig, Config, with_overrides
+from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.core.served import ServeLog, matched_counts
+from memmaint.maintenance.retrieve.search import REFUSE, Retriever
+
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)
+DIM = 16
+NS = "default"
+
+
+def mem(id: str, s: int = 0, f: int = 0, kind: str = "default", days: float = 5.0) -> Memory:
+    return Memory(text=f"memory {id}", id=id, created_at=NOW - timedelta(days=days),
+                  successes=s, failures=f, retrievals=s + f, kind=kind,
+                  last_used_at=NOW - timedelta(days=1) if s + f else None)
+
+
+def axis(i: int) -> np.ndarray:
+    v = np.zeros(DIM)
+    v[i] = 1.0
+    return v
+
+
+def toward(a: np.ndarray, b: np.ndarray, cos: float) -> np.ndarray:
+    """A unit vector at cosine ``cos`` with ``a``, the rest along ``b`` (orthogonal to a)."""
+    return cos * a + math.sqrt(1.0 - cos * cos) * b
+
+
+def config(**retrieve) -> Config:
+    base = with_overrides(Config(), {"retrieve.lexical": False})
+    return with_overrides(base, {f"retrieve.{k}": v for k, v in retrieve.items()})
+
+
+def log_of(uses: list[tuple[str, np.ndarray, float]]) -> ServeLog:
+    return ServeLog(tuple((NS, mid) for mid, _q, _o in uses),
+                    np.array([q for _m, q, _o in uses]), np.array([o for _m, _q, o in uses]))
+
+
+# -- the log and the counts -----------------------------------------------------------------
+
+def test_a_serve_log_refuses_misaligned_or_unknown_outcomes():
+    with pytest.raises(InputError):
+        ServeLog(((NS, "a"),), np.zeros((2, 3)), np.zeros(1))
+    with pytest.raises(InputError):
+        ServeLog(((NS, "a"),), np.ones((1, 3)), np.array([0.5]))
+    with pytest.raises(InputError):
+        ServeLog(((NS, "a"),), np.full((1, 3), np.nan), np.array([1.0]))
+    assert len(ServeLog(((NS, "a"),), np.ones((1, 3)), np.array([np.nan]))) == 1
+
+
+def test_only_uses_for_the_same_question_count():
+    q = axis(0)
+    near, far = toward(q, axis(1), 0.9), toward(q, axis(1), 0.5)
+    log = log_of([("a", near, 1.0), ("a", far, 1.0), ("a", far, 0.0), ("b", far, 0.0),
+                  ("a", near, np.nan)])
+    s, f, logged, closest = matched_counts(log, [(NS, "a"), (NS, "b"), (NS, "c")], q, 0.7)
+    assert list(s) == [1.0, 0.0, 0.0] and list(f) == [0.0, 0.0, 0.0]
+    assert list(logged) == [True, True, False]
+    assert closest[0] == pytest.approx(0.9) and closest[1] == pytest.approx(0.5)
+    assert closest[2] == -1.0
+    s, f, _l, _c = matched_counts(log, [(NS, "a"), (NS, "b")], q, 0.4)  # looser: all count
+    assert list(s) == [2.0, 0.0] and list(f) == [1.0, 1.0]
+
+
+# -- retrieval ------------------------------------------------------------------------------
+
+def advice_pool() -> tuple[list[Memory], np.ndarray, np.ndarray]:
+    """A query, failed advice that restates it (0.9) and proven advice in other words (0.3),
+    plus proven advice of another question that reads closer (0.6)."""
+    q = axis(0)
+    pool = [mem("bad", 0, 1), mem("good", 2, 0), mem("other", 5, 0)]
+    vecs = np.array([toward(q, axis(1), 0.9), toward(q, axis(2), 0.3),
+                     toward(q, axis(3), 0.6)])
+    return pool, vecs, q
+
+
+def test_advice_proven_for_this_question_leads_although_it_reads_far():
+    pool, vecs, q = advice_pool()
+    asked = toward(q, axis(4), 0.85)  # the same question, other words
+    other_question = toward(q, axis(5), 0.5)
+    log = log_of([("good", asked, 1.0), ("good", asked, 1.0), ("bad", asked, 0.0)]
+                 + [("other", other_question, 1.0)] * 5)
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    assert got.ids[0] == "good", got.explain()
+    assert got[0].served_for == (pytest.approx(0.85), 2, 0)
+    assert "served before for a query at 0.85" in got[0].explain()
+    # the proven advice of the other question is neither lifted nor served first
+    other = next(r for r in got if r.id == "other")
+    assert other.outcome_bonus == 0.0 and other.final == pytest.approx(other.similarity)
+    # without the serve history the counters cannot tell the questions apart
+    plain = Retriever(pool, vecs, None, config()).search("q", query_vector=q, now=NOW)
+    assert plain.ids[0] != "good", plain.explain()
+
+
+def test_a_record_earned_on_another_question_lifts_nothing():
+    pool, vecs, q = advice_pool()
+    elsewhere = toward(q, axis(4), 0.5)  # good's successes were for another question
+    log = log_of([("good", elsewhere, 1.0)] * 2 + [("bad", elsewhere, 0.0)]
+                 + [("other", toward(q, axis(5), 0.2), 1.0)] * 5)
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    assert got.ids[0] == "bad", got.explain()  # no evidence for this question: similarity
+    assert all(r.outcome_bonus == 0.0 for r in got)
+    # a match threshold low enough to call the other question the same one flips it
+    loose = with_overrides(config(), {"agents.outcome_query_match": 0.4})
+    got = Retriever(pool, vecs, None, loose, served=log).search("q", query_vector=q, now=NOW)
+    assert got.ids[0] == "good", got.explain()
+
+
+@pytest.mark.parametrize("successes, leads", [(1, False), (10, True)])
+def test_the_weight_of_outcome_grows_with_the_evidence(successes, leads):
+    q = axis(0)
+    pool = [mem("new"), mem("proven", successes, 0)]  # new: no history, restates the query
+    vecs = np.array([toward(q, axis(1), 0.9), toward(q, axis(2), 0.5)])
+    log = log_of([("proven", toward(q, axis(3), 0.9), 1.0)] * successes)
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    assert (got.ids[0] == "proven") is leads, got.explain()
+    lighter = config(outcome_weight_evidence=100.0)  # outcome barely weighs: similarity wins
+    got = Retriever(pool, vecs, None, lighter, served=log).search("q", query_vector=q, now=NOW)
+    assert got.ids[0] == "new"
+
+
+def test_a_stale_only_topic_still_refuses_with_a_serve_history():
+    q = axis(0)
+    pool = [mem("old-price", kind="price", days=10), mem("note", 3, 0, days=1)]
+    pool += [mem(f"d{i}") for i in range(6)]
+    vecs = np.array([toward(q, axis(1), 0.85), toward(q, axis(2), 0.33)]
+                    + [toward(q, axis(3 + i), 0.05) for i in range(6)])
+    log = log_of([("note", toward(q, axis(12), 0.3), 1.0)] * 3)  # helped, for other questions
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    assert got.decision == REFUSE, got.explain()
+
+
+# -- maintenance: the same-need test --------------------------------------------------------
+
+def unit(*rows):
+    v = np.asarray(rows, dtype=np.float64)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def actions(the_plan):
+    return {mid: a.type for _c, a in the_plan.actions() for mid in a.subjects}
+
+
+def test_failed_advice_gives_way_to_a_proven_cluster_mate_below_the_old_cosine():
+    pool = [mem("good", 5, 0), mem("bad", 0, 1), mem("fact")]
+    vecs = unit([1, 0, 0.1], [0.3, 0.954, 0], [0.2, 0.2, 1])  # good~bad 0.30: one cluster
+    got = actions(plan(pool, [0, 0, 0], vecs, AgentsConfig(), now=NOW))
+    assert got == {"good": "keep", "bad": "supersede", "fact": "keep"}
+    old = AgentsConfig(outcome_cluster_sibling_cosine=2.0)  # the fixed cosine 0.45 alone
+    assert actions(plan(pool, [0, 0, 0], vecs, old, now=NOW))["bad"] == "keep"
+
+
+def test_a_cluster_mate_that_fails_as_often_as_it_helps_is_no_sibling():
+    pool = [mem("mixed", 2, 2), mem("bad", 0, 1)]
+    vecs = unit([1, 0.3, 0], [0.3, 1, 0])
+    assert actions(plan(pool, [0, 0], vecs, AgentsConfig(), now=NOW))["bad"] == "keep"
+
+
+def test_grouping_keeps_cluster_mates_and_joins_a_near_noise_sibling():
+    pool = [mem("good", 5, 0), mem("bad", 0, 1), mem("x"), mem("far-good", 4, 0),
+            mem("lone-bad", 0, 1)]
+    vecs = unit([1, 0.3, 0, 0], [0.3, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1],
+                [0, 0, 0.1, 1])
+    labels = np.array([2, 2, 2, -1, -1])
+    out = group_outcome_siblings(pool, labels, vecs, AgentsConfig(), NOW, [np.arange(5)])
+    assert list(out[:3]) == [2, 2, 2]  # the cluster-mates stay together
+    assert out[3] == out[4] == 3  # noise: nearest neighbour at cosine >= 0.45, a new cluster
