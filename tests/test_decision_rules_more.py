@@ -110,3 +110,44 @@ def test_a_state_joins_a_memory_of_another_day_an_event_does_not():
     assert "second region" in done.text
     done = consolidate([0, 1], [base, event], vecs[:2], cfg)
     assert done.group == [0] and 1 in done.apart and "dated" in done.apart[1]
+
+
+def _change(a: str, b: str, cos: float):
+    from memmaint.maintenance.agents.updates import change_between
+
+    return change_between(statement(a), statement(b), cos, AgentsConfig())
+
+
+def test_two_reports_of_past_events_are_two_events_not_an_update():
+    found = _change("Caroline went hiking last week and got into a bad spot.",
+                    "Caroline went through a tough process of finding self-acceptance.", 0.6)
+    assert found is None or found.kind == "distinct"
+    # a past report that says it changed something is still an update
+    found = _change("The team held the standup on Mondays at 9:15.",
+                    "The team moved the standup to Tuesdays at 9:30.", 0.8)
+    assert found is not None and found.kind == "change"
+
+
+def test_an_additive_statement_replaces_nothing():
+    assert _change("Melanie has a cat named Oliver.",
+                   "Melanie has pets including another cat named Bailey.", 0.7) is None
+
+
+def test_a_long_statement_is_not_one_attribute_with_one_value():
+    assert value_change("Caroline attended an LGBTQ support group recently and found the "
+                        "transgender stories inspiring.",
+                        "Caroline's favorite guiding book is 'Becoming Nicole' by Amy Ellis "
+                        "Nutt, a true story about a trans girl and her family.", 0.6) is None
+
+
+def test_a_possessive_or_a_trailing_sign_is_not_part_of_a_name():
+    assert statement("Melanie supports Caroline's drive.").names == {"caroline"}
+    assert statement("She works at the LGBTQ+ center.").names == {"lgbtq"}
+
+
+def test_a_long_clause_is_not_the_same_fact_for_a_few_shared_words():
+    assert not same_fact("Melanie values inclusivity in her interactions and work as an "
+                         "artist.", "Melanie expresses herself through painting and values art "
+                         "for showing who we really are.", 0.79)
+    assert same_fact("Tom owns a dog called Pepper.",
+                     "Tom's dog Pepper is scared of thunderstorms.", 0.68)

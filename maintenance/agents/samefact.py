@@ -127,6 +127,8 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
         return None
     if _status(ua) != _status(ub):
         return None
+    from memmaint.maintenance.agents.slots import relation, statement
+
     ca, cb = _content(ua), _content(ub)
     if not ca or not cb:
         return None
@@ -136,10 +138,8 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
         return None  # only the subject in common
     missing = sa - shared
     extra = {w for w in sb if not _fuzzy_in(w, sa)}
-    if len(missing) > len(extra) or 2 * len(missing) > len(sa):
+    if len(missing) > len(extra) or len(missing) > _may_lose(len(sa)):
         return None
-    from memmaint.maintenance.agents.slots import relation, statement
-
     st_a, st_b = statement(a_text), statement(b_text)
     if _subjects_differ(st_a, st_b, sa, sb) or (ca[0] not in sb and cb[0] not in sa
                                                  and not (st_a.holder and st_b.holder)):
@@ -153,6 +153,16 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
         return None
     return (f"same fact (cosine {cosine:.2f}; same names, numbers, dates, negations and "
             "qualifiers; nothing substituted)")
+
+
+def _may_lose(n: int) -> int:
+    """How many of a clause's ``n`` content words a statement of its fact may word otherwise:
+    half of a clause of up to five ("Avoid penicillin around Priya: allergy." / "Priya reacts
+    badly to penicillin."), a quarter of a longer one (at least one), where shared names and a few shared words no
+    longer make one fact ("Caroline transitioned and joined the transgender community seeking
+    acceptance and support" is not said by "Caroline is considering a career in counseling
+    ... to help trans people accept themselves and support their mental health")."""
+    return n // 2 if n <= 5 else max(1, n // 4)
 
 
 def _verb_index(text: str, us: Sequence[Unit], verb: str) -> int:
@@ -244,7 +254,8 @@ def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
     # one value for another: as many names on each side ("for Tom in America/Chicago" /
     # "for the user in Asia/Tokyo" names a holder besides the value: another subject)
     if cosine >= CHANGE_COSINE and na and nb and not common and not _parts_nested(na, nb) \
-            and _name_runs(a_text, na) == _name_runs(b_text, nb):
+            and _name_runs(a_text, na) == _name_runs(b_text, nb) \
+            and _one_attribute_long(ua) and _one_attribute_long(ub):
         both_verbs = {stem(v) for v in (_main_verb(a_text, st_a.verb),) if v and stem(v) == stem(
             _main_verb(b_text, st_b.verb))}
         attr = sorted(w for w in wa - both_verbs if _fuzzy_in(w, wb))
@@ -266,6 +277,16 @@ def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
     if _fuzzy_in(first_a, set(cb)) or _fuzzy_in(first_b, set(ca)):
         return None
     return f"{va_word}: {first_a} vs {first_b} (same verb, another value)"
+
+
+#: Content words from which a statement says too much to be read as one attribute with one
+#: value ("Caroline attended an LGBTQ support group recently and found the transgender
+#: stories inspiring" is not the value "LGBTQ" of an attribute "stories").
+MAX_ATTRIBUTE_WORDS = 10
+
+
+def _one_attribute_long(us: Sequence[Unit]) -> bool:
+    return len(_content(us)) <= MAX_ATTRIBUTE_WORDS
 
 
 def _value_names(st: Statement) -> set[str]:

@@ -119,6 +119,9 @@ _STATE_PARTICIPLES = frozenset((
     "related", "tired", "excited", "scared", "allergic", "need", "red", "bed", "shed",
     "seed", "speed", "feed", "bred", "hundred", "sacred", "naked", "wicked",
 ))
+_DETERMINERS = frozenset(("a", "an", "the", "this", "that", "these", "those", "my", "your",
+                          "his", "her", "its", "our", "their", "some", "any", "no", "every",
+                          "each", "all"))
 _BE = frozenset(("is", "are", "am", "be", "been", "being", "'s", "get", "gets", "stays"))
 
 
@@ -139,6 +142,9 @@ def is_past(text: str) -> bool:
             continue
         if idx and "with" in words[max(0, idx[0] - 3):idx[0]]:
             continue  # a state: "with bills included", "with breakfast served"
+        if idx and idx[0] > 0 and (words[idx[0] - 1] in _DETERMINERS
+                                   or re.search(rf"\d\s+{word}\b", text)):
+            continue  # an adjective: "after 5 failed login attempts", "a used car"
         return True
     return False
 
@@ -187,6 +193,9 @@ def _mask_ids(text: str) -> str:
 
 
 def _names(token: str) -> list[str]:
+    """A name token's lower-case forms: its parts and, when slashed, the whole; a possessive
+    or a trailing sign is not part of the name ("Caroline's", "LGBTQ+")."""
+    token = re.sub(r"(?:'s|’s|')$", "", token).rstrip("+")
     return [p.lower() for p in re.split(r"/", token) if p] + (
         [token.lower()] if "/" in token else [])
 

@@ -20,12 +20,19 @@ name slot for the same holder, or that a "switched from X" retires, are planned 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from memmaint.maintenance.agents.samefact import UPDATE_VERB_COSINE, value_change
-from memmaint.maintenance.agents.slots import Relation, Statement, relation, statement
+from memmaint.maintenance.agents.slots import (
+    UPDATE_WORDS,
+    Relation,
+    Statement,
+    relation,
+    statement,
+)
 from memmaint.maintenance.core.config import AgentsConfig
 from memmaint.maintenance.core.records import Memory
 from memmaint.maintenance.plan.model import Action, Resolve
@@ -60,10 +67,33 @@ def change_between(a: Statement, b: Statement, cosine: float,
     found = relation(a, b, cosine, subject_threshold=cfg.conflict_subject_threshold,
                      strict_threshold=cfg.conflict_strict_threshold,
                      same_cosine=cfg.conflict_cosine)
-    if found is not None:
+    if found is None:
+        why = value_change(a.text, b.text, cosine)
+        found = Relation("change", why) if why else None
+    if found is None or found.kind != "change":
         return found
-    why = value_change(a.text, b.text, cosine)
-    return Relation("change", why) if why else None
+    polarity = "negated" in found.detail or "opposite" in found.detail
+    if a.past and b.past and not (_changes(a) or _changes(b) or polarity):
+        # "Caroline attended an LGBTQ support group" / "Caroline shared her story at the
+        # LGBTQ+ youth center": two reports of what happened are two events, not one value
+        # replacing another, unless one says it changed something ("moved", "instead") or
+        # reverses the other ("decided to use" / "decided not to use")
+        return Relation("distinct", f"different events ({found.detail})")
+    if _ADDITIVE.search(a.text) or _ADDITIVE.search(b.text):
+        return None  # "has pets including another cat named Bailey" adds, replaces nothing
+    return found
+
+
+#: Update words that still say a change inside a report of a past event ("moved the standup
+#: to", "instead"); "new", "now" and "became" do not ("connected with new teammates").
+_EVENT_CHANGE_WORDS = UPDATE_WORDS - {"new", "newly", "now", "became", "becomes", "starting"}
+_ADDITIVE = re.compile(r"\b(?:another|also|too|as well|additional|including|both)\b",
+                       re.IGNORECASE)
+
+
+def _changes(st: Statement) -> bool:
+    words = set(re.findall(r"[a-z]+", st.text.lower()))
+    return bool(words & _EVENT_CHANGE_WORDS) or bool(st.switched_from)
 
 
 def _day(mem: Memory) -> str:
