@@ -1,25 +1,26 @@
 """Collections LangChain wrote, read back through LangChain's own vector stores after a run
 (issue #34: users' data keeps the shape their applications read).
 
-Seeded with ``langchain_chroma.Chroma.add_texts`` (MiniLM vectors through a LangChain
-``Embeddings`` over memmaint's own embedder), the user's time in each document's
-``created_at`` metadata, newest first; ``memmaint run`` then ``memmaint undo`` through the
-``chroma://`` connector; read back with ``Chroma.get`` and ``Chroma.similarity_search``.
+Seeded with LangChain's ``add_texts`` (``langchain_chroma.Chroma``,
+``langchain_qdrant.QdrantVectorStore``; MiniLM vectors through a LangChain ``Embeddings``
+over memmaint's own embedder), the user's time in each document's ``created_at`` metadata,
+newest first; ``memmaint run`` then ``memmaint undo`` through the ``chroma://`` and
+``qdrant://`` connectors; read back with the vector store's ``get``/``get_by_ids`` and
+``similarity_search``.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-pytest.importorskip("chromadb", reason="pip install 'memmaint[chroma]'")
-langchain_chroma = pytest.importorskip("langchain_chroma", reason="pip install langchain-chroma")
+pytest.importorskip("langchain_core", reason="pip install langchain-core")
 
-from chromadb.config import Settings
 from langchain_core.embeddings import Embeddings
 
 from memmaint.maintenance.cli.main import main
@@ -55,6 +56,10 @@ class MemmaintMiniLM(Embeddings):
 
 def vector_store(path: Path, embeddings: Embeddings) -> Any:
     """LangChain's Chroma vector store over the collection (a new client each time)."""
+    pytest.importorskip("chromadb", reason="pip install 'memmaint[chroma]'")
+    langchain_chroma = pytest.importorskip("langchain_chroma", reason="pip install langchain-chroma")
+    from chromadb.config import Settings
+
     return langchain_chroma.Chroma(
         collection_name=COLLECTION, embedding_function=embeddings, persist_directory=str(path),
         client_settings=Settings(anonymized_telemetry=False, is_persistent=True,
@@ -112,3 +117,80 @@ def test_a_langchain_chroma_collection_reads_with_langchain_after_a_run(tmp_path
                               catch_exceptions=False)
     assert undo.exit_code == 0, undo.output
     assert documents(path, embeddings) == before
+
+
+def qdrant_documents(path: Path, embeddings: Embeddings,
+                     ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """``{id: (page_content, metadata)}`` as ``langchain_qdrant.QdrantVectorStore`` reads
+    the points ``ids`` that exist (less the ``_id`` and ``_collection_name`` it adds), and
+    ``similarity_search`` must return the same documents; a payload in another shape makes
+    it fail (a list as ``metadata`` raises ``TypeError``)."""
+    langchain_qdrant = pytest.importorskip("langchain_qdrant", reason="pip install langchain-qdrant")
+    from qdrant_client import QdrantClient
+
+    client = QdrantClient(path=str(path))  # local mode: one client at a time, closed below
+    try:
+        store = langchain_qdrant.QdrantVectorStore(client=client, collection_name=COLLECTION,
+                                                   embedding=embeddings)
+
+        def plain(doc: Any) -> tuple[str, tuple[str, dict[str, Any]]]:
+            meta = dict(doc.metadata)
+            assert meta.pop("_collection_name") == COLLECTION
+            return str(meta.pop("_id")), (doc.page_content, meta)
+
+        out = dict(plain(d) for d in store.get_by_ids(ids))
+        found = store.similarity_search("When is the team standup?", k=len(out) or 1)
+        assert dict(plain(d) for d in found) == {plain(d)[0]: out[plain(d)[0]] for d in found}
+        return out
+    finally:
+        client.close()
+
+
+def test_a_langchain_qdrant_collection_reads_with_langchain_after_a_run(tmp_path: Path) -> None:
+    """The same through Qdrant: LangChain's payload (``page_content`` and a ``metadata``
+    object), the user's time at ``metadata.created_at``."""
+    langchain_qdrant = pytest.importorskip("langchain_qdrant", reason="pip install langchain-qdrant")
+    qdrant_client = pytest.importorskip("qdrant_client", reason="pip install 'memmaint[qdrant]'")
+    from qdrant_client import models
+
+    path = tmp_path / "qdrant"
+    embeddings = MemmaintMiniLM()
+    ids = {mid: str(uuid.UUID(int=int(mid[1:]))) for mid, _, _ in DOCS}
+    client = qdrant_client.QdrantClient(path=str(path))
+    try:
+        client.create_collection(COLLECTION, vectors_config=models.VectorParams(
+            size=embeddings.embedder.dim, distance=models.Distance.COSINE))
+        langchain_qdrant.QdrantVectorStore(
+            client=client, collection_name=COLLECTION, embedding=embeddings).add_texts(
+            [text for _, text, _ in DOCS], ids=[ids[mid] for mid, _, _ in DOCS],
+            metadatas=[{"created_at": when, "turn": n, "score": 0.5 + n / 10,
+                        "pinned": n % 2 == 0, "tags": ["team"]}
+                       for n, (_, _, when) in enumerate(DOCS)])
+    finally:
+        client.close()
+    every = list(ids.values())
+    before = qdrant_documents(path, embeddings, every)
+    assert set(before) == set(every)
+    config = tmp_path / "minilm.toml"
+    config.write_text(CONFIG)
+    url = (f"qdrant://{path}?collection={COLLECTION}&text_key=page_content&model=minilm"
+           f"&sidecar={tmp_path / 'sidecar.db'}")
+    report = tmp_path / "report.json"
+    run = CliRunner().invoke(main, ["run", "--db", url, "--config", str(config), "--report",
+                                    str(report)], catch_exceptions=False)
+    assert run.exit_code == 0, run.output
+
+    after = qdrant_documents(path, embeddings, every)
+    assert set(after) < set(before)
+    assert ids["m18"] in after and ids["m17"] not in after  # May's change, by the user's time
+    assert (ids["m20"] in after) != (ids["m21"] in after)
+    assert after[ids["m30"]] == before[ids["m30"]]
+    for pid, (_text, metadata) in after.items():
+        assert {k: (type(v), v) for k, v in metadata.items()} == \
+            {k: (type(v), v) for k, v in before[pid][1].items()}
+
+    undo = CliRunner().invoke(main, ["undo", "--db", url,
+                                     json.loads(report.read_text())["run_id"]],
+                              catch_exceptions=False)
+    assert undo.exit_code == 0, undo.output
+    assert qdrant_documents(path, embeddings, every) == before
