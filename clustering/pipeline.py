@@ -153,6 +153,15 @@ def hdbscan_from_config(config: ClusteringConfig) -> Clusterer:
                             scale_quantile=c.scale_quantile)
 
 
+def linkage_from_config(config: ClusteringConfig) -> Clusterer:
+    """The ``linkage`` entry of the clusterer registry (issue #35)."""
+    from memmaint.clustering.linkage import LinkageClusterer
+
+    c = config.linkage
+    return LinkageClusterer(cut_mode=c.cut_mode, cut_z=c.cut_z, cut=c.cut,
+                            recut_above=c.recut_above)
+
+
 def genkt_from_config(config: ClusteringConfig) -> Clusterer:
     """The ``genkt`` entry of the clusterer registry."""
     c = config.genkt
@@ -276,7 +285,9 @@ def _check_weights(weights: Any, n: int) -> np.ndarray | None:
 
 def cluster_embeddings(embeddings: Any, weights: Any, reduction: ReductionConfig,
                        clustering: ClusteringConfig) -> ClusteringResult:
-    """Reduce ``embeddings`` (n, dim) as ``reduction`` says, then cluster as ``clustering`` says.
+    """Reduce ``embeddings`` (n, dim) as ``reduction`` says, then cluster as ``clustering`` says
+    (a clusterer with ``embedding_space = True``, such as ``linkage``, clusters the embeddings
+    themselves: no reducer runs and ``reduced`` is the embeddings).
 
     ``weights`` (importance, n values >= 0, or ``None``) go to the clusterer (GenKT uses them
     when ``clustering.genkt.use_weights``); the original embeddings go along for GenKT's cosine
@@ -286,8 +297,11 @@ def cluster_embeddings(embeddings: Any, weights: Any, reduction: ReductionConfig
     emb = check_matrix(embeddings, "embedding")
     w = _check_weights(weights, emb.shape[0])
     t0, c0 = time.perf_counter(), time.process_time()
-    reducer = reducer_from_config(reduction)
-    reduced = np.asarray(reducer.fit_transform(emb), dtype=np.float64)
+    if getattr(make_clusterer(clustering), "embedding_space", False):
+        reducer, reduced = None, np.asarray(emb, dtype=np.float64)  # it reads the embeddings
+    else:
+        reducer = reducer_from_config(reduction)
+        reduced = np.asarray(reducer.fit_transform(emb), dtype=np.float64)
     t1, c1 = time.perf_counter(), time.process_time()
     labels, history = fit_labels_and_history(reduced, emb, w, clustering)
     t2, c2 = time.perf_counter(), time.process_time()

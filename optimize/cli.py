@@ -75,9 +75,19 @@ def format_report(report: Any) -> str:
     return "\n".join(out)
 
 
-def _transfer_views(study: Any, floor: float, pareto: bool) -> None:
-    """Leave-one-corpus-out (when the pools span two corpora or more) and the Pareto front."""
-    from memmaint.optimize.transfer import corpus_of, format_loco, format_pareto, loco
+def _transfer_views(study: Any, floor: float, pareto: bool, pools: Any = (),
+                    best: int | None = None) -> None:
+    """Leave-one-corpus-out (when the pools span two corpora or more), each corpus's gap to
+    its oracle under the best trial (issue #35) and the Pareto front."""
+    from memmaint.optimize.transfer import (
+        bar_by_corpus,
+        corpus_of,
+        format_bar,
+        format_loco,
+        format_pareto,
+        loco,
+        oracle_by_corpus,
+    )
     from memmaint.optimize.transfer import pareto_front as front
 
     trials = [t for t in study.trials if t.user_attrs.get("pools")]
@@ -86,6 +96,12 @@ def _transfer_views(study: Any, floor: float, pareto: bool) -> None:
     if len({corpus_of(p["pool"]) for p in trials[0].user_attrs["pools"]}) >= 2:
         click.echo(f"leave-one-corpus-out (worst precision >= {floor:.2f} on the rest):")
         click.echo(format_loco(loco(trials, floor)))
+    chosen = [t for t in trials if t.number == best]
+    if chosen and pools:
+        oracle = oracle_by_corpus([(p.name, p.embeddings, p.labels) for p in pools])
+        click.echo(f"trial #{best} per corpus against its oracle (average linkage, the best "
+                   "cut with its labels; issue #35):")
+        click.echo(format_bar(bar_by_corpus(chosen[0].user_attrs["pools"], oracle=oracle)))
     if pareto:
         click.echo("Pareto front (mean recall, worst precision, one-offs alone):")
         click.echo(format_pareto(front(trials)))
@@ -250,7 +266,7 @@ def tune_cmd(make_pools: str | None, labels_from: str | None, pareto: bool, trai
                             f"{floor_on} precision {floor:.2f}; run more trials, widen the "
                             "space or lower --min-precision")
     click.echo(format_report(report))
-    _transfer_views(study, floor, pareto)
+    _transfer_views(study, floor, pareto, train_pools, report.trial_number)
     if report.validation_warning:
         click.secho(f"WARNING: {report.validation_warning}", err=True, fg="yellow")
 

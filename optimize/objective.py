@@ -94,6 +94,8 @@ class PoolScore:
     n_clusters: int
     n_noise: int
     oneoffs_alone: float | None = None  # share of one-offs (true classes of one) left alone
+    oneoffs_safe: float | None = None  # share in no cluster with a real class (issue #35)
+    oneoffs: int = 0  # how many one-offs the pool holds
 
     def pick(self, weighted: bool) -> tuple[float, float]:
         """(precision, recall) under the requested weighting."""
@@ -105,7 +107,8 @@ class PoolScore:
         return {"pool": self.pool, "precision": self.precision, "recall": self.recall,
                 "weighted_precision": self.weighted_precision,
                 "weighted_recall": self.weighted_recall, "n_clusters": self.n_clusters,
-                "n_noise": self.n_noise, "oneoffs_alone": self.oneoffs_alone}
+                "n_noise": self.n_noise, "oneoffs_alone": self.oneoffs_alone,
+                "oneoffs_safe": self.oneoffs_safe, "oneoffs": self.oneoffs}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PoolScore:
@@ -326,16 +329,23 @@ class Evaluator:
         wt = bcubed(pool.labels, labels_pred, weights=pool.weights, noise=self.noise)
         labels_pred = np.asarray(labels_pred)
         found = set(labels_pred[labels_pred >= 0].tolist())
-        from memmaint.optimize.transfer import oneoffs_alone
+        from memmaint.optimize.transfer import _one_offs, oneoffs_alone, oneoffs_safe
 
         return PoolScore(pool=pool.name, precision=float(un.precision), recall=float(un.recall),
                          weighted_precision=float(wt.precision),
                          weighted_recall=float(wt.recall), n_clusters=len(found),
                          n_noise=int(np.sum(labels_pred < 0)),
-                         oneoffs_alone=oneoffs_alone(pool.labels, labels_pred))
+                         oneoffs_alone=oneoffs_alone(pool.labels, labels_pred),
+                         oneoffs_safe=oneoffs_safe(pool.labels, labels_pred),
+                         oneoffs=int(_one_offs(pool.labels).sum()))
 
     def evaluate_pool(self, pool: LabelledPool, config: Config) -> PoolScore:
-        reduced = self.reduce(pool, config.reduction)
+        from memmaint.clustering.pipeline import make_clusterer
+
+        if getattr(make_clusterer(config.clustering), "embedding_space", False):
+            reduced = np.asarray(pool.embeddings, dtype=np.float64)  # no reducer runs
+        else:
+            reduced = self.reduce(pool, config.reduction)
         labels = self.cluster(pool, reduced, config.reduction, config.clustering)
         if len(labels) != pool.size:
             raise RuntimeError(f"clusterer returned {len(labels)} labels for {pool.size} points")

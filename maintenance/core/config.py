@@ -210,6 +210,19 @@ class GenKTConfig:
 
 
 @dataclass(frozen=True)
+class LinkageConfig:
+    """Average linkage on cosine distance in the embedding space (``algorithm = "linkage"``,
+    ``memmaint.clustering.linkage``; issue #35)."""
+
+    cut_mode: str = _opt("pool", choices=("pool", "fixed"), doc=(
+        "pool: merge down to the pool's median pair cosine + cut_z robust sd; fixed: to cut"))
+    cut_z: float = _opt(1.25, constraint=Interval(Real, -10, 10, closed="both"))
+    cut: float = _opt(0.3, constraint=Interval(Real, -1, 1, closed="both"))
+    recut_above: int = _opt(60, constraint=_COUNT_2, doc=(
+        "pool: a larger cluster is cut again where its own members say"))
+
+
+@dataclass(frozen=True)
 class ClusteringConfig:
     algorithm: str = _opt("hdbscan", registry="clustering.algorithm")
     singleton_cos: float = _opt(-1.0, constraint=Interval(Real, -1, 1, closed="both"), doc=(
@@ -218,6 +231,7 @@ class ClusteringConfig:
         "clusterer says (-1: off)"))
     hdbscan: HDBSCANConfig = field(default_factory=HDBSCANConfig)
     genkt: GenKTConfig = field(default_factory=GenKTConfig)
+    linkage: LinkageConfig = field(default_factory=LinkageConfig)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ its plan (counts, decisions, the 2-D map sample, B-cubed scores, LLM usage)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ from memmaint.maintenance.report.model import (
     size_distribution,
     snippet,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -58,10 +61,17 @@ def describe(config: Config) -> tuple[str, str]:
         h = c.hdbscan
         desc = (f"hdbscan(min_cluster_size={h.min_cluster_size}, min_samples={h.min_samples}, "
                 f"eps={h.cluster_selection_epsilon}, {h.cluster_selection_method})")
-    else:
+    elif c.algorithm == "linkage":
+        k = c.linkage
+        desc = ("linkage(average, cosine, " + (f"cut {k.cut}" if k.cut_mode == "fixed" else
+                f"pool cut z={k.cut_z}, recut above {k.recut_above}") + ")")
+        return desc, "none (the embeddings)"
+    elif c.algorithm == "genkt":
         g = c.genkt
         desc = (f"genkt(p={g.p}, R={g.R}, cos_cut={g.cos_cut}, {g.recombination} "
                 f"recombination{', importance weights' if g.use_weights else ''})")
+    else:
+        desc = c.algorithm
     red = "none" if r.method == "none" else f"{r.method} {r.n_components}-D (seed {r.seed})"
     return desc, red
 
@@ -132,6 +142,37 @@ def _llm_usage(the_plan: Any) -> dict[str, int]:
             "fallbacks": fallbacks}
 
 
+#: a namespace of at least DEGENERATE_MIN memories whose largest cluster holds more than
+#: DEGENERATE_SHARE of them gets a warning (issue #35: one cluster is no clustering at all)
+DEGENERATE_SHARE = 0.5
+DEGENERATE_MIN = 20
+
+
+def largest_shares(pool: Pool, labels: np.ndarray) -> dict[str, float]:
+    """Per namespace, the share of its memories in its largest cluster (0 when all noise)."""
+    out: dict[str, float] = {}
+    for ns, idx in pool.by_namespace.items():
+        lab = np.asarray(labels)[idx]
+        lab = lab[lab >= 0]
+        out[ns] = float(np.bincount(lab).max() / len(idx)) if lab.size and len(idx) else 0.0
+    return out
+
+
+def degenerate_warnings(pool: Pool, shares: Mapping[str, float],
+                        share: float = DEGENERATE_SHARE, minimum: int = DEGENERATE_MIN
+                        ) -> list[str]:
+    """One line per namespace whose clustering looks degenerate: at least ``minimum``
+    memories and more than ``share`` of them in one cluster."""
+    out = []
+    for ns, s in sorted(shares.items()):
+        n = len(pool.by_namespace.get(ns, ()))
+        if n >= minimum and s > share:
+            out.append(f"namespace {ns}: one cluster holds {s:.0%} of its {n} memories: the "
+                       "clustering is degenerate (try [clustering] algorithm = \"linkage\"; "
+                       "docs/results.md)")
+    return out
+
+
 def build_outcome(name: str, config: Config, pool: Pool, clustered: Clustered,
                   the_plan: Any, *, applied: bool) -> ConfigOutcome:
     """Summarise one configuration's clustering and plan over the pool."""
@@ -174,6 +215,10 @@ def build_outcome(name: str, config: Config, pool: Pool, clustered: Clustered,
                                [m.namespace for m in memories], weights_of(memories).tolist())
     desc, red = describe(config)
     usage = _llm_usage(the_plan)
+    shares = largest_shares(pool, clustered.labels)
+    degenerate = degenerate_warnings(pool, shares)
+    for line in degenerate:
+        log.warning("%s: %s", name, line)
     return ConfigOutcome(
         name=name, config_hash=config.hash(), algorithm=config.clustering.algorithm,
         description=desc, reduction=red, n_memories=len(memories), n_clusters=n_clusters,
@@ -186,6 +231,6 @@ def build_outcome(name: str, config: Config, pool: Pool, clustered: Clustered,
         llm=llm_summary(getattr(the_plan, "report", None) or {}),
         flagged={str(k): int(v) for k, v in
                  ((getattr(the_plan, "report", None) or {}).get("flagged") or {}).items()},
-        map_points=map_points, map_axes=axes, texts=texts, warnings=list(clustered.warnings),
-        joined=joined,
+        map_points=map_points, map_axes=axes, texts=texts,
+        warnings=list(clustered.warnings) + degenerate, joined=joined, largest_share=shares,
     )

@@ -134,6 +134,9 @@ class ConfigOutcome:
     cap: list[dict[str, Any]] = field(default_factory=list)
     #: decided memory (keyed as ``texts``) -> [step, distance] of the merge that first took it
     joined: dict[str, list[float]] = field(default_factory=dict)
+    #: namespace -> share of its memories in its largest cluster (issue #35: a precision proxy;
+    #: near 1 the clustering is degenerate, see ``job.outcome.degenerate_warnings``)
+    largest_share: dict[str, float] = field(default_factory=dict)
 
     @property
     def tokens(self) -> int:

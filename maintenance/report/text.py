@@ -40,6 +40,14 @@ def size_summary(sizes: Mapping[int, int]) -> str:
     return f"{flat[0]}/{med}/{flat[-1]} ({singles} single)"
 
 
+def _largest(shares: dict[str, float]) -> str:
+    """The largest cluster's share of its namespace, at the namespace where it is highest."""
+    if not shares:
+        return "-"
+    ns = max(shares, key=lambda k: (shares[k], k))
+    return f"{shares[ns]:.2f}" + (f" ({ns})" if len(shares) > 1 else "")
+
+
 def outcome_rows(outcomes: Sequence[ConfigOutcome]) -> list[tuple[str, list[str]]]:
     """The per-configuration metric rows shared by the terminal table and the HTML page."""
     types = [t for t in DECISION_TYPES
@@ -51,6 +59,7 @@ def outcome_rows(outcomes: Sequence[ConfigOutcome]) -> list[tuple[str, list[str]
         ("memories", [str(o.n_memories) for o in outcomes]),
         ("clusters", [str(o.n_clusters) for o in outcomes]),
         ("size min/median/max", [size_summary(o.cluster_sizes) for o in outcomes]),
+        ("largest cluster share", [_largest(o.largest_share) for o in outcomes]),
         ("noise", [str(o.noise) for o in outcomes]),
     ]
     rows += [(f"actions: {t}", [str(o.actions_by_type.get(t, 0)) for o in outcomes])
@@ -186,4 +195,5 @@ def format_report(report: RunReport, *, outcomes: bool = True) -> str:
         lines += ["", table(header, [[n, *v] for n, v in outcome_rows(shown)])]
         for o in shown:
             lines += mechanism_lines(o)
+        lines += [f"warning ({o.name}): {w}" for o in shown for w in o.warnings]
     return "\n".join(lines)
