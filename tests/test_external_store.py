@@ -380,3 +380,22 @@ def test_metadata_times_iso_epoch_seconds_and_ms_and_nested():
     assert record_times(rec, {"created_at": "when"})[0] == feb  # the URL's key wins
     seen = datetime(2026, 1, 1, tzinfo=timezone.utc)
     assert record_times(ExternalRecord("b", "t", {}), {}, seen) == (seen, seen)
+
+
+def test_the_users_time_wins_over_a_time_the_system_keeps_on_its_own():
+    """LangGraph's item times (reset by every put) and mem0's lose to the user's metadata;
+    pgvector's times come from columns the URL names, and win; a named key wins over all."""
+    from datetime import datetime, timezone
+
+    from memmaint.maintenance.store.external import record_times
+
+    feb, may = (datetime(2025, m, 18, 10, tzinfo=timezone.utc) for m in (2, 5))
+    put = datetime(2026, 1, 1, tzinfo=timezone.utc)  # when the system wrote the record
+    rec = ExternalRecord("a", "t", {"created_at": "2025-02-18T10:00:00Z",
+                                    "updated_at": "2025-05-18T10:00:00Z", "when": 1747562400},
+                         created_at=put, updated_at=put)
+    assert record_times(rec, {}) == (feb, may)
+    assert record_times(rec, {}, own_times_named=True) == (put, put)
+    assert record_times(rec, {"created_at": "when"}, own_times_named=True)[0] == may
+    bare = ExternalRecord("b", "t", {}, created_at=put)
+    assert record_times(bare, {}, datetime(2027, 1, 1, tzinfo=timezone.utc)) == (put, put)
