@@ -474,9 +474,12 @@ def test_chroma_provider_encodes_what_it_cannot_store(tmp_path: Path, stub) -> N
 
 
 class TestMem0EndToEnd(ConnectorEndToEnd):
-    """mem0 embeds itself: the URL declares no memmaint model."""
+    """mem0 embeds itself: the URL declares no memmaint model. mem0 writes its own
+    ``created_at`` into every payload, so the user's time is under another key."""
 
     declare_model = False
+    time_from_metadata = True
+    user_time_key = "date"
 
     @pytest.fixture
     def kit(self, tmp_path: Path, stub: tuple[StubServer, Embeddings]) -> Mem0Kit:
