@@ -399,3 +399,44 @@ def test_the_users_time_wins_over_a_time_the_system_keeps_on_its_own():
     assert record_times(rec, {"created_at": "when"}, own_times_named=True)[0] == may
     bare = ExternalRecord("b", "t", {}, created_at=put)
     assert record_times(bare, {}, datetime(2027, 1, 1, tzinfo=timezone.utc)) == (put, put)
+
+
+def test_a_dry_run_over_a_pending_journal_entry_is_one_line_and_writes_nothing(tmp_path):
+    """A write a crash left pending can only be finished by writing: a dry run refuses it
+    (exit 2, one line), the system, the sidecar and the journal untouched; an ordinary open
+    then reconciles it."""
+    from click.testing import CliRunner
+    from connector_e2e import CONFIG
+
+    from memmaint.maintenance.cli.main import main
+
+    JsonKit(tmp_path).seed(seed_rows()[:4])
+    store, backend = _store(tmp_path)
+    _merge(store, "default", seed_rows()[0][0], seed_rows()[1][0])
+    store._journal.execute("UPDATE journal SET state = 'pending'")  # died before 'done'
+    store.close()
+    url = backend.url
+    files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    config = tmp_path / "fast.toml"
+    config.write_text(CONFIG)
+    result = CliRunner().invoke(main, ["run", "--db", f"{url}&sidecar={tmp_path / 'sidecar.db'}",
+                                       "--config", str(config), "--dry-run"])
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1 and "pending" in result.output
+    assert "Traceback" not in result.output
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()
+            if p.name != "fast.toml"} == files
+    reopened, _ = _store(tmp_path)  # an ordinary open finishes it
+    assert [r[0] for r in reopened._journal.execute("SELECT state FROM journal")] == ["done"]
+    reopened.close()
+
+
+def test_a_store_open_for_a_dry_run_refuses_to_write(tmp_path):
+    JsonKit(tmp_path).seed(seed_rows()[:4])
+    store, backend = _store(tmp_path, dry_run=True)
+    before = _system(backend)
+    with pytest.raises(StoreError, match="dry run"):
+        _merge(store, "default", seed_rows()[0][0], seed_rows()[1][0])
+    store.close()
+    assert _system(backend) == before
+    assert not (tmp_path / "sidecar.db").exists()
