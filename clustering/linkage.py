@@ -29,10 +29,9 @@ from memmaint.maintenance.core.errors import InputError
 __all__ = ["EXACT_MAX", "PAIR_SAMPLE", "LinkageClusterer", "pair_cosines", "pool_cut"]
 
 _DEFAULT = LinkageConfig()
-#: up to this many memories the exact average-linkage tree (n^2 / 2 distances); above it the
-#: tree is restricted to each memory's :data:`NEIGHBOURS` nearest neighbours
-EXACT_MAX = 6000
-NEIGHBOURS = 30
+#: up to this many memories one exact average-linkage tree (n^2 / 2 distances, 100 MB at
+#: 5,000); above, one per shard of at most this many (:func:`_tree`)
+EXACT_MAX = 5000
 #: pair cosines measured for the pool's cut: every pair up to this many, else a seeded sample
 PAIR_SAMPLE = 400_000
 #: rounds of cutting large clusters again (each on the pieces of the last)
@@ -76,33 +75,53 @@ def pool_cut(embeddings: Any, cut_z: float = _DEFAULT.cut_z) -> float:
     return float(np.clip(med + cut_z * _MAD_SD * mad, -1.0, 1.0))
 
 
+def _exact_tree(E: np.ndarray) -> np.ndarray:
+    """A SciPy linkage matrix of average linkage on cosine distance (n >= 2)."""
+    from scipy.cluster.hierarchy import linkage
+    from scipy.spatial.distance import pdist
+
+    d = pdist(E, "cosine")  # the condensed n (n - 1) / 2 distances, no n x n matrix
+    np.clip(d, 0.0, 2.0, out=d)
+    return linkage(d, "average")
+
+
 def _tree(E: np.ndarray) -> np.ndarray:
-    """A SciPy linkage matrix of average linkage on cosine distance."""
+    """Average linkage on cosine distance as one SciPy linkage matrix over all rows: exact up
+    to :data:`EXACT_MAX` rows; above, exact within the shards of
+    :func:`~memmaint.clustering.sharding.partition` (coarse k-means cells of at most
+    :data:`EXACT_MAX`), their merges in order of distance, the shards joined last at
+    distance 2 (a topic split by a shard boundary stays split)."""
     n = E.shape[0]
     if n <= EXACT_MAX:
-        from scipy.cluster.hierarchy import linkage
+        return _exact_tree(E)
+    from memmaint.clustering.sharding import partition
 
-        D = np.clip(1.0 - E @ E.T, 0.0, 2.0)
-        iu = np.triu_indices(n, 1)
-        return linkage(D[iu], "average")
-    import warnings
+    shard = partition(E, EXACT_MAX, seed=0)
+    parts = []
+    for s in np.unique(shard):
+        idx = np.flatnonzero(shard == s)
+        parts.append((idx, _exact_tree(E[idx]) if idx.size > 1 else np.empty((0, 4))))
+    order = sorted((float(Z[k, 2]), p, k) for p, (_, Z) in enumerate(parts)
+                   for k in range(Z.shape[0]))
+    node: dict[tuple[int, int], int] = {}
 
-    from sklearn.cluster import AgglomerativeClustering
-    from sklearn.neighbors import kneighbors_graph
+    def global_id(p: int, local: int) -> int:
+        idx = parts[p][0]
+        return int(idx[local]) if local < idx.size else node[(p, local)]
 
-    graph = kneighbors_graph(E, min(NEIGHBOURS, n - 1), include_self=False)
-    model = AgglomerativeClustering(n_clusters=1, linkage="average", metric="cosine",
-                                    connectivity=graph, compute_full_tree=True,
-                                    compute_distances=True)
-    with warnings.catch_warnings():  # a disconnected graph is completed, as it should be
-        warnings.simplefilter("ignore", UserWarning)
-        model.fit(E)
-    children = np.asarray(model.children_, dtype=np.int64)
-    dist = np.maximum.accumulate(np.asarray(model.distances_, dtype=np.float64))
-    size = np.ones(n + len(children))
-    for k, (a, b) in enumerate(children):
-        size[n + k] = size[a] + size[b]
-    return np.column_stack([children.astype(np.float64), dist, size[n:]])
+    rows: list[list[float]] = []
+    for dist, p, k in order:
+        idx, Z = parts[p]
+        rows.append([global_id(p, int(Z[k, 0])), global_id(p, int(Z[k, 1])), dist, Z[k, 3]])
+        node[(p, idx.size + k)] = n + len(rows) - 1
+    top, size = -1, 0
+    for p, (idx, _) in enumerate(parts):
+        root, count = global_id(p, 2 * idx.size - 2), idx.size
+        if top >= 0:
+            rows.append([top, root, 2.0, size + count])
+            root = n + len(rows) - 1
+        top, size = root, size + count
+    return np.asarray(rows, dtype=np.float64)
 
 
 class LinkageClusterer(ClusterMixin, BaseEstimator):

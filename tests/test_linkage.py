@@ -95,14 +95,17 @@ def test_large_clusters_are_cut_again_where_their_members_say():
     np.testing.assert_array_equal(fixed.labels_, once.labels_)  # fixed cuts are not re-cut
 
 
-def test_the_neighbour_restricted_tree_above_the_exact_limit(monkeypatch):
-    E, truth = _topics(5, 1, 10, 6)
+def test_pools_above_the_exact_limit_are_cut_in_shards_with_one_history(monkeypatch):
+    E, truth = _topics(5, 1, 10, 6, domain=0.0)
     exact = LinkageClusterer().fit(E)
-    monkeypatch.setattr(linkage_mod, "EXACT_MAX", 10)
-    approx = LinkageClusterer().fit(E)
-    assert bcubed(truth, approx.labels_).f1 == pytest.approx(bcubed(truth, exact.labels_).f1,
-                                                             abs=0.05)
-    assert np.all(np.diff(approx.history_.distance) >= 0)
+    monkeypatch.setattr(linkage_mod, "EXACT_MAX", 20)
+    sharded = LinkageClusterer().fit(E)
+    h = sharded.history_
+    assert h.n_inputs == E.shape[0] and h.n_merges == E.shape[0] - 1
+    assert np.all(np.diff(h.distance) >= 0) and h.distance[-1] == 2.0
+    assert sorted(np.unique(h.pairs).tolist()) == list(range(2 * E.shape[0] - 2))  # a tree
+    assert bcubed(truth, sharded.labels_).precision == 1.0
+    assert bcubed(truth, sharded.labels_).recall >= 0.6 * bcubed(truth, exact.labels_).recall
 
 
 def test_pipeline_skips_the_reducer_and_config_round_trips():
