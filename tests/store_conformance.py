@@ -303,6 +303,25 @@ class StoreConformance:
         assert got.updated_at == before.updated_at and got.text == before.text
         assert store.get_memories("default", ["a"]) == [got]
 
+    def test_serve_history_keeps_the_query_of_each_use_recorded_with_one(self, store):
+        store.add_memories([mem("a"), mem("b"), mem("c", namespace="other")])
+        store.record_usage("default", "a", True, query="How do I roll back?")
+        store.record_usage("default", "a", None)  # no query: counted, not in the history
+        store.record_usage("default", "b", False, query="How do I roll back?")
+        store.record_usage("default", "a", None, query="Undo a release")
+        store.record_usage("other", "c", True, query="elsewhere")
+        got = store.serve_history("default")
+        assert [(s.memory_id, s.query, s.success) for s in got] == [
+            ("a", "How do I roll back?", True), ("b", "How do I roll back?", False),
+            ("a", "Undo a release", None)]
+        assert all(s.namespace == "default" and s.time.tzinfo is not None for s in got)
+        assert store.get_memories("default", ["a"])[0].retrievals == 3
+        assert [s.memory_id for s in store.serve_history("other")] == ["c"]
+        assert store.serve_history("nobody") == []
+        with pytest.raises(UnknownIdError):  # an unknown id records nothing
+            store.record_usage("default", "ghost", True, query="q")
+        assert len(store.serve_history("default")) == 3
+
     def test_content_writes_leave_the_outcome_counters_alone(self, store):
         store.add_memories([mem("a")])
         read = store.get_memories("default", ["a"])[0]

@@ -105,7 +105,13 @@ def test_sdk_client_searches_gives_feedback_and_sees_it(store_and_config):
     assert seen["refuse"]["decision"] == "REFUSE" and seen["refuse"]["results"] == []
     with SQLiteStore(db) as store:
         good = store.get_memories("default", ["good"])[0]
+        history = store.serve_history("default")
     assert (good.successes, good.failures, good.retrievals) == (3, 0, 3)
+    # feedback naming no query is recorded for the search that served the memory
+    assert [(s.memory_id, s.query, s.success) for s in history] == (
+        [("good", QUERY, True)] * 3 + [("bad", QUERY, False)])
+    assert top["served_for"] == {"closest_query": pytest.approx(1.0), "successes": 3,
+                                 "failures": 0}
 
 
 def test_missing_sdk_names_the_extra(monkeypatch, store_and_config):

@@ -321,7 +321,7 @@ def test_migration_from_schema_1_numbers_existing_rows(pg_url, monkeypatch):
              f"({', '.join(['%s'] * len(MEMORY_COLUMNS))})", pg_store.POSTGRES.memory_row(m))
     assert _sql(pg_url, "SELECT to_regclass('memmaint.change_seq') IS NULL") == [(True,)]
     with PostgresStore(pg_url) as store:
-        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.schema_version == SCHEMA_VERSION == 3
         assert store.get_memories("default", ["a", "b"]) == [mem("a"), mem("b", minutes=1)]
         assert store.change_seq() == 3
         assert store.count_changed("default", [(0, None)]) == 2

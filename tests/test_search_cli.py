@@ -174,5 +174,69 @@ def test_search_through_the_chroma_connector(tmp_path, config):
     res = CliRunner().invoke(main, ["-q", "search", PRICE, "--db", url, "--config",
                                     str(config), "--json", "-n", "memories"])
     assert res.exit_code == 0, res.output
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)  # stderr may warn that chroma keeps no times
     assert data["decision"] == "SERVE" and data["results"][0]["id"] == "pro39"
+
+
+ROLLBACK = "How do I roll back a broken checkout deploy?"
+
+
+def test_outcomes_recorded_with_their_query_count_for_that_question(tmp_path, config):
+    """Feedback given with the question (CLI --query, or the MCP server's last search) goes
+    into the store's serve history; search then lets proven advice for that question lead
+    although failed advice restates the query, and a record earned on another question lifts
+    nothing (issue #37 item 2)."""
+    now = utcnow()
+    path = tmp_path / "advice.db"
+    with SQLiteStore(path) as store:
+        store.add_memories([
+            Memory(text="To roll back a broken checkout deploy, edit the files on the host "
+                        "by hand.", id="bad", created_at=now - timedelta(days=2)),
+            Memory(text="Redeploy the previous release tag from the pipeline.", id="good",
+                   created_at=now - timedelta(days=30)),
+            Memory(text="Refund a broken checkout charge from the payments console.",
+                   id="refund", created_at=now - timedelta(days=30))])
+    runner = CliRunner()
+
+    def feedback(*args: str) -> None:
+        res = runner.invoke(main, ["feedback", *args, "--db", str(path)])
+        assert res.exit_code == 0, res.output
+
+    asked = "How do I roll back the broken checkout deploy?"
+    for _ in range(3):
+        feedback("good", "--success", "--query", asked)
+    feedback("bad", "--failure", "--query", asked)
+    for _ in range(5):  # proven, but for another question
+        feedback("refund", "--success", "--query", "A checkout charge went through twice")
+    res = search(path, config, ROLLBACK, "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    top = data["results"][0]
+    assert top["id"] == "good", res.output
+    assert top["served_for"]["successes"] == 3 and top["served_for"]["closest_query"] > 0.7
+    refund = next(r for r in data["results"] if r["id"] == "refund")
+    assert refund["outcome_bonus"] == 0.0
+    text = search(path, config, ROLLBACK, "-k", "1").output
+    assert "3 ok / 0 failed for this question" in text
+    # the same counters without the queries: the restated failure is served first
+    plain = tmp_path / "plain.db"
+    with SQLiteStore(path) as src, SQLiteStore(plain) as dst:
+        dst.add_memories(list(src.iter_memories()))
+    assert json.loads(search(plain, config, ROLLBACK, "--json").output)["results"][0][
+        "id"] != "good"
+    # the service records feedback for the query that served the memory
+    with SQLiteStore(path) as store:
+        service = SearchService(store, _config_of(config))
+        served = service.search("How can I roll back a broken checkout deploy?")
+        service.feedback(served[0].id, "success")
+        last = store.serve_history("default")[-1]
+        assert (last.memory_id, last.query) == (served[0].id, served.query)
+    bad = runner.invoke(main, ["feedback", "good", "--success", "--query", "  ", "--db",
+                               str(path)])
+    assert bad.exit_code == 2 and "the query is empty" in bad.output
+
+
+def _config_of(path: Path):
+    from memmaint.maintenance.core.config import load_config
+
+    return load_config(path)

@@ -245,7 +245,7 @@ def test_migration_from_schema_1_numbers_existing_rows(tmp_path, monkeypatch):
     conn.commit()
     conn.close()
     with SQLiteStore(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.schema_version == SCHEMA_VERSION == 3
         assert store.get_memories("default", ["a", "b"]) == [mem("a"), mem("b")]
         assert store.change_seq() == 3
         assert store.count_changed("default", [(0, None)]) == 2

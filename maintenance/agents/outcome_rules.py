@@ -22,9 +22,9 @@ Two rules, both reversible through ``memmaint undo`` like every action:
   memory answers the failed one's question: on the generated dev set half the supersessions
   point to proven advice of another need of the same subject (the failed advice is retired
   either way; docs/evaluation.md). The queries that served both memories would say it; the
-  stores keep counters, not those queries, so that test waits for a serve history in the
-  store (:mod:`memmaint.maintenance.core.served` holds the retrieval half). The reason names
-  both histories.
+  store keeps them (``serve_history``) and retrieval uses them
+  (:mod:`memmaint.maintenance.core.served`), but this rule does not read them yet. The
+  reason names both histories.
 
 Siblings are often not in one cluster (advice that failed and advice that worked for the same
 problem share a topic, rarely a paraphrase), so before planning the job calls

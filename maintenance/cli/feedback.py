@@ -32,11 +32,15 @@ __all__ = ["OUTCOMES", "Feedback", "check_id", "feedback_cmd", "parse_feedback_j
 @click.option("--success", is_flag=True, help="The memory helped.")
 @click.option("--failure", is_flag=True, help="The memory did not help.")
 @click.option("--used", is_flag=True, help="Used, with no verdict.")
+@click.option("--query", "query", default=None,
+              help="The question the memory was served for: kept in the serve history, so "
+                   "the outcome counts for that question.")
 @click.option("--from", "batch", type=click.Path(dir_okay=False),
               help='JSONL batch: {"id": ..., "namespace": ..., "outcome": '
-                   '"success"|"failure"|"used"} per line (all or nothing).')
+                   '"success"|"failure"|"used", "query": ...} per line (all or nothing; '
+                   'namespace and query optional).')
 def feedback_cmd(memory_id: str | None, db: str, namespace: str, success: bool,
-                 failure: bool, used: bool, batch: str | None) -> None:
+                 failure: bool, used: bool, query: str | None, batch: str | None) -> None:
     """Record whether MEMORY_ID helped (--success / --failure / --used), or a batch (--from)."""
     given = [name for name, on in (("success", success), ("failure", failure),
                                    ("used", used)) if on]
@@ -44,9 +48,9 @@ def feedback_cmd(memory_id: str | None, db: str, namespace: str, success: bool,
         raise UserError(f"give one outcome, not {' and '.join('--' + g for g in given)}")
     outcome = given[0] if given else None
     if batch is not None:
-        if memory_id is not None or outcome is not None:
-            raise UserError("--from takes the outcomes from the file: give no MEMORY_ID and "
-                            "no --success/--failure/--used")
+        if memory_id is not None or outcome is not None or query is not None:
+            raise UserError("--from takes the outcomes from the file: give no MEMORY_ID, "
+                            "no --success/--failure/--used and no --query")
         path = Path(batch)
         try:
             data = path.read_bytes()
@@ -57,7 +61,7 @@ def feedback_cmd(memory_id: str | None, db: str, namespace: str, success: bool,
         if memory_id is None or outcome is None:
             raise UserError("give MEMORY_ID and one of --success, --failure, --used "
                             "(or --from FILE)")
-        items = [Feedback(namespace, memory_id, OUTCOMES[outcome])]
+        items = [Feedback(namespace, memory_id, OUTCOMES[outcome], query)]
     store = open_store(db, create=False)
     try:
         counts = record_batch(store, items)

@@ -29,7 +29,11 @@ def _evidence(r: Result) -> str:
     uses = r.memory.retrievals
     if not (s or f or uses):
         return "no outcome yet"
-    return f"outcome {s} ok / {f} failed / {uses} uses, weight {r.outcome_bonus:+.3f}"
+    line = f"outcome {s} ok / {f} failed / {uses} uses, weight {r.outcome_bonus:+.3f}"
+    if r.served_for is not None:
+        near, qs, qf = r.served_for
+        line += f" ({qs} ok / {qf} failed for this question, past query at {near:.2f})"
+    return line
 
 
 def _short(text: str) -> str:

@@ -11,9 +11,9 @@ with the new query), and lets that record decide in proportion to how much of it
 (:class:`memmaint.maintenance.retrieve.search.Retriever`, ``served=``).
 
 A memory with no entry in the log is judged by its counters as before. The log holds vectors,
-not texts: it is built by whoever embedded the queries, with the pool's embedder. Today that
-is the evaluation (``memmaint eval outcomes --part dev|validation``); the stores keep counters
-only, so ``memmaint search`` and the MCP server do not have one yet.
+not texts: it is built by whoever embedded the queries, with the pool's embedder: the search
+service from the store's serve history (``store.serve_history``: feedback recorded with its
+query), the evaluation (``memmaint eval outcomes --part dev|validation``) from its set.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ the MCP server's ``feedback`` tool.
 The counters it writes (``successes``, ``failures``, ``retrievals``, ``last_used_at``) feed the
 outcome model (:mod:`memmaint.maintenance.core.outcomes`) used by retrieval and the agents.
 A batch is all-or-nothing: every line is checked, and every id looked up, before one store
-transaction records them.
+transaction records them. A use reported with its ``query`` (the question the memory was
+served for) also goes into the store's serve history, so the outcome counts for that question
+(:mod:`memmaint.maintenance.core.served`).
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ class Feedback:
     namespace: str
     memory_id: str
     success: bool | None
+    query: str | None = None
 
 
 def parse_feedback_jsonl(data: bytes, name: str, default_namespace: str) -> list[Feedback]:
-    """Lines like ``{"id": "m1", "outcome": "success"}`` (``namespace`` optional; ``outcome``
-    one of success, failure, used). Any bad line is an :class:`InputError` naming it."""
+    """Lines like ``{"id": "m1", "outcome": "success"}`` (``namespace`` and ``query``
+    optional; ``outcome`` one of success, failure, used). Any bad line is an
+    :class:`InputError` naming it."""
     out: list[Feedback] = []
     try:
         text = data.decode("utf-8")
@@ -51,10 +55,28 @@ def parse_feedback_jsonl(data: bytes, name: str, default_namespace: str) -> list
         if outcome not in OUTCOMES:
             raise InputError(f"{where}: 'outcome' must be one of "
                              f"{', '.join(OUTCOMES)}, got {outcome!r}")
-        out.append(Feedback(ns, mid, OUTCOMES[outcome]))
+        query = row.get("query")
+        if query is not None and (not isinstance(query, str) or not query.strip()):
+            raise InputError(f"{where}: 'query' must be a non-empty string")
+        out.append(Feedback(ns, mid, OUTCOMES[outcome], query))
     if not out:
         raise InputError(f"{name}: no feedback lines")
     return out
+
+
+#: the longest query a use may be recorded with, in characters
+MAX_QUERY_CHARS = 10_000
+
+
+def check_query_text(query: str) -> None:
+    """Refuse a query a store cannot hold or a search would not take."""
+    problem = json_problem(query, "the query")
+    if problem:
+        raise InputError(problem)
+    if not query.strip():
+        raise InputError("the query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InputError(f"the query has {len(query)} characters, at most {MAX_QUERY_CHARS}")
 
 
 def check_id(value: str, what: str) -> None:
@@ -69,6 +91,8 @@ def record_batch(store: MemoryStore, items: list[Feedback]) -> dict[str, int]:
     for item in items:
         check_id(item.memory_id, "the memory id")
         check_id(item.namespace, "the namespace")
+        if item.query is not None:
+            check_query_text(item.query)
     missing: list[str] = []
     by_ns: dict[str, set[str]] = {}
     for item in items:
@@ -83,6 +107,10 @@ def record_batch(store: MemoryStore, items: list[Feedback]) -> dict[str, int]:
     names = {v: k for k, v in OUTCOMES.items()}
     with store.transaction():
         for item in items:
-            store.record_usage(item.namespace, item.memory_id, item.success)
+            if item.query is None:
+                store.record_usage(item.namespace, item.memory_id, item.success)
+            else:
+                store.record_usage(item.namespace, item.memory_id, item.success,
+                                   query=item.query.strip())
             counts[names[item.success]] += 1
     return counts

@@ -7,9 +7,10 @@
   (``SERVE``, or ``REFUSE`` with ``reason``: nothing relevant is fresh, better no answer than
   a fossil), the served ``results`` with their texts, scores, freshness verdict and outcome
   evidence, and what was ``not_served``;
-- ``feedback(memory_id, outcome, namespace=None)``: records ``success``, ``failure`` or
-  ``used`` for a served memory, through the same code as ``memmaint feedback``; the next
-  search ranks with it.
+- ``feedback(memory_id, outcome, namespace=None, query=None)``: records ``success``,
+  ``failure`` or ``used`` for a served memory, through the same code as ``memmaint
+  feedback``, with the question it was used for (``query``; default the last search of this
+  server that served it) in the store's serve history; the next search ranks with it.
 
 Bad input (an empty query, an unknown id or namespace) is a tool error with one line, not a
 crash of the server. The SDK (extra ``mcp``: ``pip install 'memmaint[mcp]'``) is imported
@@ -81,13 +82,14 @@ def build_server(service: SearchService, default_namespace: str | None = None) -
         return retrieval_record(ret)
 
     @server.tool()
-    async def feedback(memory_id: str, outcome: str,
-                       namespace: str | None = None) -> dict[str, Any]:
+    async def feedback(memory_id: str, outcome: str, namespace: str | None = None,
+                       query: str | None = None) -> dict[str, Any]:
         """Record whether a served memory helped: `outcome` is "success", "failure" or
-        "used" (used, no verdict). Give the memory's `id` and `namespace` from `search`."""
+        "used" (used, no verdict). Give the memory's `id` and `namespace` from `search`, and
+        the `query` it answered when it was not the last search that served it."""
         try:
             mem = service.feedback(memory_id, outcome,
-                                   namespace or default_namespace or "default")
+                                   namespace or default_namespace or "default", query)
         except UserError as exc:
             raise tool_error(str(exc)) from None
         return dict(feedback_record(mem, outcome))

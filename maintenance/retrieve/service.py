@@ -27,15 +27,17 @@ import numpy as np
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.records import Memory, Status
+from memmaint.maintenance.core.served import ServeLog
 from memmaint.maintenance.core.text import json_problem
+from memmaint.maintenance.retrieve.feedback import MAX_QUERY_CHARS
 from memmaint.maintenance.retrieve.search import Result, Retrieval, Retriever
 
 log = logging.getLogger(__name__)
 
 #: the most results one search may ask for
 MAX_K = 100
-#: the longest query accepted, in characters
-MAX_QUERY_CHARS = 10_000
+#: the most past uses per memory the serve history is read with (the newest)
+MAX_SERVES_PER_MEMORY = 50
 #: feedback outcomes, as ``memmaint feedback`` takes them
 OUTCOMES = ("success", "failure", "used")
 
@@ -108,6 +110,10 @@ class SearchService:
             self.config.embedding)
         # reads through to the store's cache; vectors embedded here stay in this process
         self.cache = MemoryEmbeddingCache(store)
+        self._query_vectors: dict[str, np.ndarray] = {}  # past queries, embedded once
+        #: the query each memory was last served for by this service ((namespace, id) ->
+        #: query): feedback that names no query is recorded for that one
+        self.served_for: dict[tuple[str, str], str] = {}
 
     def check_namespace(self, namespace: str | None) -> None:
         """An :class:`InputError` naming the store's namespaces when ``namespace`` is not
@@ -150,16 +156,46 @@ class SearchService:
             from memmaint.maintenance.retrieve.routing import latest_routing
 
             routing = latest_routing(self.store, None if namespace is None else [namespace])
-        retriever = Retriever(memories, vectors, self.embedder, self.config, routing=routing)
+        retriever = Retriever(memories, vectors, self.embedder, self.config, routing=routing,
+                              served=self.serve_log(memories))
         out = retriever.search(query, now=now, k=k, route=route)
+        for r in out.results:
+            self.served_for[(r.memory.namespace, r.memory.id)] = query
         log.info("search %r in %s: %s", query[:80], namespace or "all namespaces", out.reason)
         return out
 
-    def feedback(self, memory_id: str, outcome: str, namespace: str = "default"
-                 ) -> Memory:
+    def serve_log(self, memories: list[Memory]) -> ServeLog | None:
+        """The store's serve history of ``memories`` (the newest
+        :data:`MAX_SERVES_PER_MEMORY` uses of each), its queries embedded with the pool's
+        embedder; None when the store keeps none or none of them has a use with a query."""
+        history = getattr(self.store, "serve_history", None)
+        if history is None or not memories:
+            return None
+        wanted = {(m.namespace, m.id) for m in memories}
+        uses: dict[tuple[str, str], list[Any]] = {}
+        for ns in sorted({m.namespace for m in memories}):
+            for s in history(ns):
+                if (s.namespace, s.memory_id) in wanted:
+                    uses.setdefault((s.namespace, s.memory_id), []).append(s)
+        rows = [s for key in sorted(uses) for s in uses[key][-MAX_SERVES_PER_MEMORY:]]
+        if not rows:
+            return None
+        todo = sorted({s.query for s in rows} - set(self._query_vectors))
+        if todo:
+            vecs = np.asarray(self.embedder.embed(todo), dtype=np.float64)
+            self._query_vectors.update(zip(todo, vecs))
+        return ServeLog(tuple((s.namespace, s.memory_id) for s in rows),
+                        np.array([self._query_vectors[s.query] for s in rows]),
+                        np.array([np.nan if s.success is None else float(s.success)
+                                  for s in rows]))
+
+    def feedback(self, memory_id: str, outcome: str, namespace: str = "default",
+                 query: str | None = None) -> Memory:
         """Record that ``memory_id`` was used and whether it helped (``outcome``: success,
         failure or used), as ``memmaint feedback`` does; returns the memory as stored now.
-        An unknown id or outcome is an :class:`InputError` and records nothing."""
+        ``query`` is the question it was used for (default: the last query this service
+        served it for), kept in the store's serve history so the outcome counts for that
+        question. An unknown id or outcome is an :class:`InputError` and records nothing."""
         from memmaint.maintenance.retrieve.feedback import OUTCOMES as SUCCESS
         from memmaint.maintenance.retrieve.feedback import Feedback, record_batch
 
@@ -169,7 +205,9 @@ class SearchService:
             raise InputError("the memory id must be a non-empty string")
         if not isinstance(namespace, str) or not namespace:
             raise InputError("the namespace must be a non-empty string")
-        record_batch(self.store, [Feedback(namespace, memory_id, SUCCESS[outcome])])
+        query = (self.served_for.get((namespace, memory_id)) if query is None
+                 else check_query(query))
+        record_batch(self.store, [Feedback(namespace, memory_id, SUCCESS[outcome], query)])
         stored = self.store.get_memories(namespace, [memory_id])[0]
         log.info("feedback %s/%s: %s", namespace, memory_id, outcome)
         return stored

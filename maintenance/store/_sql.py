@@ -29,7 +29,7 @@ from memmaint.maintenance.core.errors import (
     UnknownIdError,
     VersionConflict,
 )
-from memmaint.maintenance.core.records import Memory, Status, utcnow
+from memmaint.maintenance.core.records import Memory, Status, parse_time, utcnow
 from memmaint.maintenance.store._dialect import (
     BUMP_SEQ,
     EVENT_COLUMNS,
@@ -41,7 +41,7 @@ from memmaint.maintenance.store._dialect import (
     dump_json,
     dupe_message,
 )
-from memmaint.maintenance.store.base import Event, RunRecord
+from memmaint.maintenance.store.base import Event, RunRecord, Serve
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -333,7 +333,8 @@ class SQLStore(Generic[TxT]):
                                            "active": active}
         return out
 
-    def record_usage(self, namespace: str, memory_id: str, success: bool | None) -> Memory:
+    def record_usage(self, namespace: str, memory_id: str, success: bool | None,
+                     query: str | None = None) -> Memory:
         """Count one retrieval (and its outcome if known) on a memory's usage counters.
 
         Sets ``last_used_at`` to now. Outcomes are not content: ``version`` and
@@ -346,14 +347,27 @@ class SQLStore(Generic[TxT]):
         sql = ("UPDATE memories SET retrievals = retrievals + 1, "
                f"successes = successes + {p}, failures = failures + {p}, last_used_at = {p} "
                f"WHERE namespace = {p} AND id = {p}")
+        now = d.encode_time(utcnow())
         with self._write() as conn:
-            params = (int(success is True), int(success is False), d.encode_time(utcnow()),
-                      namespace, memory_id)
+            params = (int(success is True), int(success is False), now, namespace, memory_id)
             row = self._update_memory(conn, sql, params, namespace, memory_id)
             if row is None:
                 raise UnknownIdError(f"unknown memory id in namespace {namespace!r}: "
                                      f"{memory_id!r}")
+            if query is not None:
+                conn.execute("INSERT INTO serves (namespace, memory_id, query, success, time) "
+                             f"VALUES ({p}, {p}, {p}, {p}, {p})",
+                             (namespace, memory_id, query,
+                              None if success is None else int(success), now))
         return d.row_memory(row)
+
+    def serve_history(self, namespace: str) -> list[Serve]:
+        """The uses recorded with a query in ``namespace``, oldest first."""
+        p = self.dialect.param
+        rows = self._read("SELECT namespace, memory_id, query, success, time FROM serves "
+                          f"WHERE namespace = {p} ORDER BY seq", [namespace])
+        return [Serve(ns, mid, q, None if ok is None else bool(ok),
+                      parse_time(t)) for ns, mid, q, ok, t in rows]
 
     @contextmanager
     def transaction(self) -> Iterator[TxT]:

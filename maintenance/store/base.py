@@ -13,7 +13,8 @@ Rules every implementation follows:
 - :meth:`StoreTransaction.update` is optimistic: it only writes when the stored version
   equals ``expected_version`` and stores ``expected_version + 1``;
 - outcomes are not content: ``record_usage`` changes only the counters (not ``version``),
-  and ``update``/``restore`` never write the counters.
+  and ``update``/``restore`` never write the counters; with a query it also appends one
+  :class:`Serve` to the serve history (which question the memory was used for).
 """
 
 from __future__ import annotations
@@ -47,6 +48,18 @@ class Event:
     agent: str = ""
     time: datetime = field(default_factory=utcnow)
     seq: int | None = None  # assigned by the store on write
+
+
+@dataclass(frozen=True)
+class Serve:
+    """One use recorded with its query: ``memory_id`` was served for ``query`` and helped
+    (``success`` True), failed (False) or was used without a verdict (None)."""
+
+    namespace: str
+    memory_id: str
+    query: str
+    success: bool | None
+    time: datetime
 
 
 @dataclass(frozen=True)
@@ -122,13 +135,18 @@ class MemoryStore(Protocol):
         ``{"namespaces": {ns: {"total": n, "status": {...}, "kind": {...}}},
         "embeddings": {model_id: {"vectors": n, "covered_active": c, "active": a}}}``."""
 
-    def record_usage(self, namespace: str, memory_id: str, success: bool | None) -> Memory:
+    def record_usage(self, namespace: str, memory_id: str, success: bool | None,
+                     query: str | None = None) -> Memory:
         """Count one retrieval (and its outcome if known) on a memory's usage counters.
 
         Increments ``retrievals`` and ``successes`` (``success=True``) or ``failures``
         (``False``) and sets ``last_used_at`` to now; ``version`` and ``updated_at`` are
-        unchanged (outcomes are not content). Returns the stored memory; ``UnknownIdError``
-        if it does not exist."""
+        unchanged (outcomes are not content). With ``query`` (the question the memory was
+        served for) the use is also appended to the serve history, in the same write.
+        Returns the stored memory; ``UnknownIdError`` if it does not exist."""
+
+    def serve_history(self, namespace: str) -> list[Serve]:
+        """The uses recorded with a query in ``namespace``, oldest first."""
 
     def transaction(self) -> AbstractContextManager[StoreTransaction]:
         """One atomic write transaction: committed on normal exit, rolled back on error."""

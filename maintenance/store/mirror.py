@@ -63,7 +63,13 @@ from memmaint.maintenance.store._ops import (
     noop,
     op_json,
 )
-from memmaint.maintenance.store.base import Event, MemoryStore, RunRecord, StoreTransaction
+from memmaint.maintenance.store.base import (
+    Event,
+    MemoryStore,
+    RunRecord,
+    Serve,
+    StoreTransaction,
+)
 from memmaint.maintenance.store.external import (
     ExternalBackend,
     ExternalRecord,
@@ -499,8 +505,12 @@ class ExternalStore:
         """``SQLiteStore.count_changed`` on the sidecar (every write lands there)."""
         return self._side.count_changed(namespace, ranges, statuses)
 
-    def record_usage(self, namespace: str, memory_id: str, success: bool | None) -> Memory:
-        return self._side.record_usage(namespace, memory_id, success)
+    def record_usage(self, namespace: str, memory_id: str, success: bool | None,
+                     query: str | None = None) -> Memory:
+        return self._side.record_usage(namespace, memory_id, success, query)
+
+    def serve_history(self, namespace: str) -> list[Serve]:
+        return self._side.serve_history(namespace)
 
     def get_embeddings(self, model_id: str, hashes: Collection[str]) -> dict[str, np.ndarray]:
         return self._side.get_embeddings(model_id, hashes)

@@ -139,6 +139,17 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE TABLE change_seq (value BIGINT NOT NULL)",
         "INSERT INTO change_seq (value) SELECT COALESCE(MAX(seq), 0) FROM memories",
     ),
+    (  # 3: the serve history (issue #37): which query each use recorded with one was for
+        """CREATE TABLE serves (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            namespace TEXT COLLATE "C" NOT NULL,
+            memory_id TEXT COLLATE "C" NOT NULL,
+            query TEXT NOT NULL,
+            success SMALLINT,
+            time TIMESTAMPTZ NOT NULL
+        )""",
+        "CREATE INDEX serves_memory ON serves (namespace, memory_id)",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 DEFAULT_SCHEMA = "memmaint"

@@ -176,6 +176,17 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE TABLE change_seq (value INTEGER NOT NULL)",
         "INSERT INTO change_seq (value) SELECT COALESCE(MAX(seq), 0) FROM memories",
     ),
+    (  # 3: the serve history (issue #37): which query each use recorded with one was for
+        """CREATE TABLE serves (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            namespace TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            query TEXT NOT NULL,
+            success INTEGER,
+            time TEXT NOT NULL
+        )""",
+        "CREATE INDEX serves_memory ON serves (namespace, memory_id)",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
