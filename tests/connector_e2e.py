@@ -364,3 +364,40 @@ class ConnectorEndToEnd:
         assert kit.read_back() == before
         done = json.loads(report.read_text())["primary"]
         assert done["flagged"].get("CONFLICT") == 2 and not done["decisions"], done
+
+    def test_a_plan_made_by_a_dry_open_applies_to_the_store(self, kit, tmp_path):
+        """``memmaint plan`` opens the store for a dry run (its mirror syncs the outside
+        changes into a scratch copy); ``memmaint apply`` then syncs the same changes for
+        real, finds the versions and sequence the plan saw, and applies the planned merged
+        ids; undo is exact."""
+        from memmaint.maintenance.plan.model import Merge
+        from memmaint.maintenance.review.planfile import PlanFile
+        from memmaint.maintenance.store.registry import open_store
+
+        rows = seed_rows()
+        kit.seed(rows[:8])
+        url = self._url(kit)
+        assert self._cli("stats", "--db", url).exit_code == 0
+        kit.seed(rows[8:])  # outside changes the plan's scratch sync sees first
+        before = kit.read_back()
+        config = tmp_path / "fast.toml"
+        config.write_text(CONFIG)
+        plan = tmp_path / "plan.json"
+        made = self._cli("plan", "--db", url, "--config", str(config), "-o", str(plan))
+        assert made.exit_code == 0, made.output
+        merged = {a.new_memory.id for _c, a in PlanFile.load(plan).plan.actions()
+                  if isinstance(a, Merge)}
+        assert merged
+        applied = CliRunner().invoke(main, ["apply", str(plan), "--db", url, "--labels",
+                                            str(tmp_path / "labels.jsonl")])
+        assert applied.exit_code == 0, applied.output
+        assert kit.read_back() != before
+        store = open_store(url, create=False)
+        try:
+            ns = kit.namespace
+            assert store.existing_ids(ns, sorted(merged)) == merged
+            run_id = next(r.run_id for r in store.list_runs() if r.status == "succeeded")
+        finally:
+            store.close()
+        assert self._cli("undo", "--db", url, run_id).exit_code == 0
+        assert kit.read_back() == before
