@@ -151,3 +151,38 @@ def test_a_long_clause_is_not_the_same_fact_for_a_few_shared_words():
                          "for showing who we really are.", 0.79)
     assert same_fact("Tom owns a dog called Pepper.",
                      "Tom's dog Pepper is scared of thunderstorms.", 0.68)
+
+
+def test_two_sentences_opening_with_different_names_are_two_subjects():
+    assert not same_fact("Jon lost his job at Door Dash.", "Gina lost her job at Door Dash.",
+                         0.8)
+    # a capital that only opens the sentence is not a name
+    assert states_same_fact("The choir meets on Wednesdays at 17:45 for two hours.",
+                            "Sessions of the choir are on Wednesdays at 17:45.", 0.85)
+
+
+def test_initials_and_abbreviations_do_not_end_a_sentence():
+    from memmaint.maintenance.agents.coverage import sentences
+
+    assert sentences("Tim reads J.K. Rowling's books. Dr. Lee agrees.") == [
+        "Tim reads J.K. Rowling's books.", "Dr. Lee agrees."]
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Tim is currently reading a fantasy book by Patrick Rothfuss.",
+     "Tim's favorite book is Harry Potter."),  # an activity is not the attribute's value
+    ("Tim appreciates encouragement from his German teacher.",
+     "Tim appreciates John's encouragement."),  # attitudes hold side by side
+    ("Maria mentions that John's commitment is inspiring.",
+     "Maria says Spain's beaches are inspiring."),  # reports
+])
+def test_activities_attitudes_and_reports_take_no_new_value(a, b):
+    found = _change(a, b, 0.7)
+    assert found is None or found.kind != "change", found
+
+
+def test_new_says_an_update_only_of_the_attribute_it_names():
+    assert statement("The user's new employer is Globex.").update_word
+    assert not statement("John connected with new teammates.").update_word
+    found = _change("Amara is learning Greek.", "Amara is now learning Portuguese.", 0.7)
+    assert found is not None and found.kind == "change"  # an explicit "now" still updates

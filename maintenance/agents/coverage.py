@@ -259,8 +259,16 @@ def units(text: str) -> list[Unit]:
 
 def sentences(text: str) -> list[str]:
     """``text`` cut after ``.``, ``!``, ``?`` and ``;`` (the pieces keep their punctuation)."""
-    parts = re.split(r"(?<=[.!?;])\s+", text.strip())
+    parts: list[str] = []
+    for piece in re.split(r"(?<=[.!?;])\s+", text.strip()):
+        if parts and _ABBREVIATION.search(parts[-1]):
+            parts[-1] += " " + piece  # not after "J.K.", "e.g.", "Dr."
+        else:
+            parts.append(piece)
     return [p for p in parts if p.strip()]
+
+
+_ABBREVIATION = re.compile(r"(?:(?:^|[\s.])[A-Z]|\b(?:e\.g|i\.e|Dr|Mr|Mrs|Ms|St|vs|etc))\.$")
 
 
 class _Index:

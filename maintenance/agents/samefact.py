@@ -141,6 +141,8 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
     if len(missing) > len(extra) or len(missing) > _may_lose(len(sa)):
         return None
     st_a, st_b = statement(a_text), statement(b_text)
+    if _lead_name_differs(a_text, b_text):
+        return None  # "Jon lost his job at Door Dash" / "Gina lost her job at Door Dash"
     if _subjects_differ(st_a, st_b, sa, sb) or (ca[0] not in sb and cb[0] not in sa
                                                  and not (st_a.holder and st_b.holder)):
         return None  # two subjects ("Sam is a coach" / "Ana is a coach")
@@ -153,6 +155,24 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
         return None
     return (f"same fact (cosine {cosine:.2f}; same names, numbers, dates, negations and "
             "qualifiers; nothing substituted)")
+
+
+_LEAD = re.compile(r"^\W*([A-Z][a-z]+)(?:'s)?\b")
+_NOT_NAMES = frozenset(("The", "A", "An", "This", "That", "These", "Those", "Our", "My", "Your",
+                        "His", "Her", "Their", "Its", "We", "They", "He", "She", "It", "I",
+                        "Every", "Each", "All", "Some", "Avoid", "Schedule", "Please", "On",
+                        "In", "At", "After", "Before", "When", "If", "Since", "Per"))
+
+
+def _lead_name_differs(a: str, b: str) -> bool:
+    """Whether the two open with different names, neither mentioned by the other (their
+    subjects); a capital that only starts the sentence ("Sessions of the choir") is not a
+    name, so both must open with one."""
+    fa, fb = _LEAD.match(a), _LEAD.match(b)
+    if not fa or not fb or fa.group(1) in _NOT_NAMES or fb.group(1) in _NOT_NAMES:
+        return False
+    return not re.search(rf"\b{fa.group(1)}\b", b, re.IGNORECASE) and not re.search(
+        rf"\b{fb.group(1)}\b", a, re.IGNORECASE)
 
 
 def _may_lose(n: int) -> int:
@@ -289,6 +309,11 @@ def _one_attribute_long(us: Sequence[Unit]) -> bool:
     return len(_content(us)) <= MAX_ATTRIBUTE_WORDS
 
 
+def content_words(text: str) -> list[str]:
+    """The content words and names of ``text`` that :func:`same_fact` compares."""
+    return _content(units(text))
+
+
 def _value_names(st: Statement) -> set[str]:
     """The statement's names, a slashed name whole ("america/chicago", not its parts)."""
     parts = {p for n in st.names if "/" in n for p in n.split("/")}
@@ -332,8 +357,9 @@ def _main_verb(text: str, verb: str) -> str:
     return found.group(1).lower() if found else ""
 
 
-__all__ = ["CHANGE_COSINE", "HABIT", "MULTI_CLAUSE_COSINE", "SAME_FACT_COSINE", "anchors_agree", "same_fact",
-           "states_same_fact", "substitution", "value_change"]
+__all__ = ["CHANGE_COSINE", "HABIT", "MAX_ATTRIBUTE_WORDS", "MULTI_CLAUSE_COSINE",
+           "SAME_FACT_COSINE", "anchors_agree", "content_words", "same_fact", "states_same_fact",
+           "substitution", "value_change"]
 
 
 def states_same_fact(a: str, b: str, cosine: float) -> bool:

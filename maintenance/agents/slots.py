@@ -60,9 +60,12 @@ _ID = re.compile(r"\b([A-Za-z]+)\s*(?:#|no\.\s*|number\s+)?\s*(\d[\w\-]*(?:\.\d+
 UPDATE_WORDS = frozenset((
     "now", "moved", "switched", "changed", "migrated", "upgraded", "downgraded",
     "rescheduled", "postponed", "renamed", "replaced", "instead", "anymore", "longer",
-    "updated", "new", "newly", "reverted", "reversed", "cancelled", "canceled", "relocated",
+    "updated", "newly", "reverted", "reversed", "cancelled", "canceled", "relocated",
     "transferred", "became", "becomes", "starting", "henceforth",
 ))
+#: "new" says an update only of the attribute it names ("The user's new employer is Globex"),
+#: not of anything new ("connected with new teammates", "Maria's new pup, Shadow").
+_NEW_VALUE = re.compile(r"\bnew\s+[a-z]+\s+(?:is|are)\b", re.IGNORECASE)
 _SWITCH = re.compile(r"\b(?:switch(?:ed)?|mov(?:ed|e)|chang(?:ed|e)|migrat(?:ed|e)|went|"
                      r"relocat(?:ed|e)|transferr?(?:ed)?)\s+from\s+(.+?)\s+to\s+|"
                      r"\bleft\s+(.+?)\s+(?:and\s+)?(?:joined|for)\s+|"
@@ -283,7 +286,8 @@ def statement(text: str) -> Statement:
     return Statement(text=text, facts=extract(_mask_ids(text)), ids=identifiers(text),
                      holder=holder, slots=frozenset(slots), names=frozenset(names),
                      subject_names=frozenset(subject_names if verb_found else ()),
-                     switched_from=frozenset(switched), update_word=bool(words & UPDATE_WORDS),
+                     switched_from=frozenset(switched),
+                     update_word=bool(words & UPDATE_WORDS) or bool(_NEW_VALUE.search(text)),
                      past=is_past(text), verb=verb, subject_mods=mods)
 
 

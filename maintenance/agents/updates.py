@@ -81,14 +81,54 @@ def change_between(a: Statement, b: Statement, cosine: float,
         return Relation("distinct", f"different events ({found.detail})")
     if _ADDITIVE.search(a.text) or _ADDITIVE.search(b.text):
         return None  # "has pets including another cat named Bailey" adds, replaces nothing
+    explicit = a.update_word or b.update_word or bool(a.switched_from or b.switched_from)
+    if not polarity and not explicit and (
+            _activity(a) or _activity(b) or _long(a) or _long(b) or _opinion(a) or _opinion(b)):
+        # an activity, a report or a long observation with another name is not an attribute
+        # taking a new value ("Tim is currently reading a book by Patrick Rothfuss" / "Tim's
+        # favorite book is Harry Potter"); an explicit change still is
+        return None
     return found
 
 
 #: Update words that still say a change inside a report of a past event ("moved the standup
 #: to", "instead"); "new", "now" and "became" do not ("connected with new teammates").
-_EVENT_CHANGE_WORDS = UPDATE_WORDS - {"new", "newly", "now", "became", "becomes", "starting"}
+_EVENT_CHANGE_WORDS = UPDATE_WORDS - {"newly", "now", "became", "becomes", "starting"}
 _ADDITIVE = re.compile(r"\b(?:another|also|too|as well|additional|including|both)\b",
                        re.IGNORECASE)
+
+
+#: An activity ("is reading", "has been playing") or a report of what someone said or did
+#: ("mentions", "shares", "comments on").
+_ACTIVITY = re.compile(r"\b(?:(?:is|are|was|were|been)\s+(?:\w+ly\s+)?(?!going\b)[a-z]+ing|"
+                       r"mentions?|mentioned|shares?|shared|comments?|commented|expresses|"
+                       r"expressed|shows?|showed|recommends?|recommended|says|said|tells|"
+                       r"told|talks?|talked)\b", re.IGNORECASE)
+
+
+#: Verbs of attitude: several may hold at once ("Tim appreciates encouragement" / "Tim
+#: appreciates John's support"), so another object is not another value.
+_OPINION = frozenset(("find", "finds", "love", "loves", "like", "likes", "enjoy", "enjoys",
+                      "believe", "believes", "appreciate", "appreciates", "value", "values",
+                      "admire", "admires", "feel", "feels", "think", "thinks", "hope",
+                      "hopes", "want", "wants", "wish", "wishes", "hate", "hates", "miss",
+                      "misses", "appears", "seems"))
+
+
+def _opinion(st: Statement) -> bool:
+    words = re.findall(r"[a-z]+", st.text.lower())
+    return bool(st.verb in _OPINION or (st.verb in ("now", "always", "really", "also")
+                                         and any(w in _OPINION for w in words[:6])))
+
+
+def _activity(st: Statement) -> bool:
+    return bool(_ACTIVITY.search(st.text))
+
+
+def _long(st: Statement) -> bool:
+    from memmaint.maintenance.agents.samefact import MAX_ATTRIBUTE_WORDS, content_words
+
+    return len(content_words(st.text)) > MAX_ATTRIBUTE_WORDS
 
 
 def _changes(st: Statement) -> bool:
