@@ -447,3 +447,48 @@ class TestChromaConformance(StoreConformance):
     @pytest.mark.skip(reason="uses namespaces Chroma cannot name a collection")
     def test_stats(self, store):
         super().test_stats(store)  # pragma: no cover
+
+
+def test_a_sync_reads_the_vectors_of_new_and_changed_records_only(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    """Chroma lists records without their vectors; the mirror then reads the vectors of
+    what is new or changed (one record when nothing is, for the dimension check at open,
+    which still refuses another model's dimension on an unchanged collection)."""
+    from connector_e2e import DIM, seed_rows, with_params
+
+    from memmaint.maintenance.embed.hashing import HashingEmbedder
+
+    kit = ChromaKit(tmp_path)
+    rows = seed_rows()
+    kit.seed(rows)
+    url = with_params(kit.url(), model="hashing", dim=str(DIM))
+    asked: list[list[str]] = []
+    real = ChromaBackend.read
+
+    def read(self: ChromaBackend, namespace: str, ids: Any) -> Any:
+        asked.append(sorted(ids))
+        return real(self, namespace, ids)
+
+    monkeypatch.setattr(ChromaBackend, "read", read)
+    open_store(url).close()  # first sight: every record, with its vector
+    assert asked == [sorted(r[0] for r in rows)]
+    asked.clear()
+    open_store(url).close()  # nothing changed: one vector, for the dimension check
+    assert [len(ids) for ids in asked] == [1]
+    c = client(kit.path)
+    try:
+        text = "Deploys now happen on Wednesdays."
+        c.get_collection(kit.namespace, embedding_function=None).update(
+            ids=[rows[3][0]], documents=[text], embeddings=HashingEmbedder(dim=DIM).embed([text]))
+    finally:
+        c.close()
+    asked.clear()
+    store = open_store(url)
+    try:
+        assert asked == [[rows[3][0]]]
+        [mem] = store.get_memories(kit.namespace, [rows[3][0]])
+        assert mem.text == "Deploys now happen on Wednesdays." and mem.version == 2
+    finally:
+        store.close()
+    with pytest.raises(UserError, match="384-dimensional"):
+        open_store(with_params(kit.url(), model="minilm"))

@@ -178,17 +178,21 @@ class ChromaBackend:
             found = self._client.list_collections()
         return sorted(str(getattr(c, "name", c)) for c in found)
 
-    def read_all(self, namespace: str) -> list[ExternalRecord]:
-        """Every record of the collection, with vectors (empty when it does not exist)."""
+    lists_without_vectors = True  # read_all(vectors=False): see ExternalBackend.read_all
+
+    def read_all(self, namespace: str, vectors: bool = True) -> list[ExternalRecord]:
+        """Every record of the collection, with vectors unless ``vectors`` is False (empty
+        when it does not exist)."""
         col = self._get(namespace)
         if col is None:
             return []
         records: list[ExternalRecord] = []
         offset = 0
+        include: Any = ["documents", "metadatas", "embeddings"] if vectors \
+            else ["documents", "metadatas"]
         while True:
             with self._guard(f"read {namespace!r}"):
-                got = col.get(include=["documents", "metadatas", "embeddings"],
-                              limit=_PAGE, offset=offset)
+                got = col.get(include=include, limit=_PAGE, offset=offset)
             page = _records(got)
             records.extend(page)
             if len(page) < _PAGE:

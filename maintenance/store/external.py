@@ -122,7 +122,11 @@ class ExternalBackend(Protocol):
         """The namespaces this URL addresses that exist now (may be empty), sorted."""
 
     def read_all(self, namespace: str) -> list[ExternalRecord]:
-        """Every record of ``namespace`` (empty when it does not exist), with vectors."""
+        """Every record of ``namespace`` (empty when it does not exist), with vectors.
+
+        A backend whose class sets ``lists_without_vectors = True`` also takes
+        ``vectors=False``: the records without their vectors, so a sync reads the vectors of
+        the new and changed records only (:meth:`read`)."""
 
     def read(self, namespace: str, ids: Sequence[str]) -> dict[str, ExternalRecord]:
         """The records with these ids that exist (missing ids are absent), with vectors."""

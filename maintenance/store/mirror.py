@@ -229,7 +229,9 @@ class ExternalStore:
 
         Each change is an event of a run named ``sync-<time>`` (agent ``sync``), so
         ``history`` shows what changed outside memmaint. Stored vectors seed the embedding
-        cache when the URL names the model that made them.
+        cache when the URL names the model that made them. A backend that lists records
+        without their vectors (Chroma, Qdrant, pgvector) is asked for the vectors of the
+        new and changed records only (:meth:`_read_system`).
         """
         counts = {"added": 0, "changed": 0, "removed": 0}
         timeless: dict[str, int] = {}  # records first seen here without a time of their own
@@ -237,13 +239,12 @@ class ExternalStore:
         run_id = "sync-" + seen_at.strftime("%Y%m%dT%H%M%S.%fZ")
         namespaces = sorted(set(self.backend.namespaces()) | set(self._side.namespaces()))
         embedder = self.embedder()
-        read = {ns: {r.id: r for r in self.backend.read_all(ns)} for ns in namespaces}
+        read = {ns: self._read_system(ns, embedder is not None) for ns in namespaces}
         if embedder is not None:  # before anything is written, dry run or not
-            check_dimension(self.url, self.backend.vector_model, embedder.dim, read)
+            check_dimension(self.url, self.backend.vector_model, embedder.dim,
+                            {ns: got[0] for ns, got in read.items()})
         for ns in namespaces:
-            records = read[ns]
-            mirror = {m.id: m for m in self._side.iter_memories(ns)}
-            kept = self._kept_records(ns, mirror)
+            records, mirror, kept = read[ns]
             columns = self.backend.system == "pgvector"  # its times: the columns named
             time_keys = {} if columns else self._params()
             owner = owners(mirror, kept)
@@ -297,6 +298,35 @@ class ExternalStore:
                             "decisions that need the newer of them are flagged for review",
                             redact(self.url), ns, n, self.backend.system)
         return counts
+
+    def _read_system(self, ns: str, sample: bool) -> tuple[
+            dict[str, ExternalRecord], dict[str, Memory], dict[str, ExternalRecord]]:
+        """The system's records of ``ns`` by id, the mirror's memories and the records they
+        hold. A backend that lists without vectors gives the vectors of the records that are
+        new or changed since the mirror saw them (and, with ``sample``, of one record more,
+        so the dimension check at open sees a stored vector)."""
+        mirror = {m.id: m for m in self._side.iter_memories(ns)}
+        kept = self._kept_records(ns, mirror)
+        if not getattr(self.backend, "lists_without_vectors", False):
+            return {r.id: r for r in self.backend.read_all(ns)}, mirror, kept
+        records = {r.id: r for r in self.backend.read_all(ns, vectors=False)}  # type: ignore[call-arg]
+        owner = owners(mirror, kept)
+        news = []
+        for rid, rec in records.items():
+            known = mirror.get(owner.get(rid, rid))
+            seen = None if known is None else kept.get(known.id)
+            if known is None or not known.is_active or seen is None \
+                    or seen.fingerprint() != rec.fingerprint():
+                news.append(rid)
+        if sample and not news and records:
+            news.append(next(iter(records)))
+        full = self.backend.read(ns, news) if news else {}
+        for rid in news:
+            if rid in full:
+                records[rid] = full[rid]
+            else:  # removed in between: the next sync sees it gone
+                records.pop(rid, None)
+        return records, mirror, kept
 
     @staticmethod
     def _sync_event(tx: StoreTransaction, run_id: str, ns: str, before: Memory | None,

@@ -215,11 +215,13 @@ class PgvectorBackend:
             except (self._psycopg.Error, ValueError, TypeError) as exc:  # bad JSON too
                 raise StoreError(f"{self.url}: {what} failed: {_first_line(exc)}") from None
 
-    def _select(self, namespace: str, ids: Sequence[Any] | None) -> list[ExternalRecord]:
+    def _select(self, namespace: str, ids: Sequence[Any] | None,
+                vectors: bool = True) -> list[ExternalRecord]:
         sql, found = self._sql, self._where(namespace)
         if found is None or ids == []:
             return []
-        cols = [sql.Identifier(self.cols[r]) for r in _ROLES
+        cols = [sql.SQL("NULL") if r == "embedding" and not vectors
+                else sql.Identifier(self.cols[r]) for r in _ROLES
                 if r in self.cols and r != "namespace"]
         cols += [sql.Identifier(n) if is_json else sql.SQL("{}::text").format(sql.Identifier(n))
                  for n, is_json in self.extra]
@@ -276,9 +278,12 @@ class PgvectorBackend:
             rows = self._conn.execute(query).fetchall()
         return sorted(str(r[0]) for r in rows)
 
-    def read_all(self, namespace: str) -> list[ExternalRecord]:
-        """Every row of ``namespace``, ordered by id, with vectors."""
-        return self._select(namespace, None)
+    lists_without_vectors = True  # read_all(vectors=False): see ExternalBackend.read_all
+
+    def read_all(self, namespace: str, vectors: bool = True) -> list[ExternalRecord]:
+        """Every row of ``namespace``, ordered by id, with vectors unless ``vectors`` is
+        False."""
+        return self._select(namespace, None, vectors)
 
     def read(self, namespace: str, ids: Sequence[str]) -> dict[str, ExternalRecord]:
         """The rows of ``namespace`` with these ids (ids that cannot exist are absent)."""

@@ -158,18 +158,22 @@ class QdrantBackend:
             found = self._client.get_collections().collections
         return sorted(c.name for c in found)
 
-    def read_all(self, namespace: str) -> list[ExternalRecord]:
-        """Every point of the collection, with vectors (empty when it does not exist)."""
+    lists_without_vectors = True  # read_all(vectors=False): see ExternalBackend.read_all
+
+    def read_all(self, namespace: str, vectors: bool = True) -> list[ExternalRecord]:
+        """Every point of the collection, with vectors unless ``vectors`` is False (empty
+        when it does not exist)."""
         if not self._exists(namespace):
             return []
         name, _ = self._layout(namespace)
         records: list[ExternalRecord] = []
         offset: Any = None
+        want: Any = ([name] if name else True) if vectors else False
         while True:
             with self._guard(f"read {namespace!r}"):
                 points, offset = self._client.scroll(
                     namespace, limit=_PAGE, offset=offset, with_payload=True,
-                    with_vectors=[name] if name else True)
+                    with_vectors=want)
             records.extend(self._record(p, name) for p in points)
             if offset is None:
                 return records
