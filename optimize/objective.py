@@ -339,14 +339,26 @@ class Evaluator:
                          oneoffs_safe=oneoffs_safe(pool.labels, labels_pred),
                          oneoffs=int(_one_offs(pool.labels).sum()))
 
-    def evaluate_pool(self, pool: LabelledPool, config: Config) -> PoolScore:
+    def labels(self, pool: LabelledPool, config: Config) -> np.ndarray:
+        """The labels the job's reduce-and-cluster stage
+        (:func:`memmaint.clustering.stage.cluster_pool`) gives ``pool`` under ``config``,
+        through this evaluator's caches: reduced coordinates per reducer setting, GenKT
+        histories re-cut at each R (strategies that change speed, not labels; a sharded pool
+        goes through the stage itself, as in a run)."""
         from memmaint.clustering.pipeline import make_clusterer
+        from memmaint.clustering.stage import cluster_pool, should_shard
 
+        if should_shard(config.sharding, pool.size):
+            return np.asarray(cluster_pool(pool.embeddings, pool.weights, config.reduction,
+                                           config.clustering, config.sharding).labels)
         if getattr(make_clusterer(config.clustering), "embedding_space", False):
             reduced = np.asarray(pool.embeddings, dtype=np.float64)  # no reducer runs
         else:
             reduced = self.reduce(pool, config.reduction)
-        labels = self.cluster(pool, reduced, config.reduction, config.clustering)
+        return self.cluster(pool, reduced, config.reduction, config.clustering)
+
+    def evaluate_pool(self, pool: LabelledPool, config: Config) -> PoolScore:
+        labels = self.labels(pool, config)
         if len(labels) != pool.size:
             raise RuntimeError(f"clusterer returned {len(labels)} labels for {pool.size} points")
         return self.score(pool, labels)

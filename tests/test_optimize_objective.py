@@ -352,3 +352,29 @@ def test_sqlite_study_files_are_put_in_wal_mode(tmp_path):
     make_storage(f"sqlite:///{path}")  # a second opener finds it in WAL already
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+# -- the tuner runs the job's stage (issue #31 item 2) -----------------------------------
+
+@pytest.mark.parametrize("settings_", [
+    {"reduction": {"method": "pca", "n_components": 5}, "clustering": {"algorithm": "hdbscan"}},
+    {"reduction": {"method": "none"},
+     "clustering": {"algorithm": "genkt", "genkt": {"p": 0.0, "R": 0.6, "cos_cut": 0.3}}},
+    {"reduction": {"method": "pca", "n_components": 4},
+     "clustering": {"algorithm": "genkt", "genkt": {"p": 0.0, "R": 0.4, "R_mode": "absolute"}}},
+    {"reduction": {"method": "pca", "n_components": 5}, "clustering": {"algorithm": "hdbscan"},
+     "sharding": {"enabled": True, "max_shard_size": 40}},
+])
+def test_the_tuner_labels_a_pool_as_the_job_stage_does(settings_):
+    """A setting means the same in tuning as in a run: the evaluator's cached path gives the
+    labels of ``cluster_pool`` (sharding included), for re-cut GenKT histories too."""
+    from memmaint.clustering.stage import cluster_pool
+    from memmaint.maintenance.core.config import config_from_dict
+
+    config = config_from_dict(settings_)
+    pool = blobs("p", 3, n=90)
+    evaluator = Evaluator([pool], genkt_R_build=0.9)
+    want = cluster_pool(pool.embeddings, pool.weights, config.reduction, config.clustering,
+                        config.sharding).labels
+    assert np.array_equal(evaluator.labels(pool, config), want)
+    assert np.array_equal(evaluator.labels(pool, config), want)  # from the caches
