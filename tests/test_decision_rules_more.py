@@ -186,3 +186,9 @@ def test_new_says_an_update_only_of_the_attribute_it_names():
     assert not statement("John connected with new teammates.").update_word
     found = _change("Amara is learning Greek.", "Amara is now learning Portuguese.", 0.7)
     assert found is not None and found.kind == "change"  # an explicit "now" still updates
+
+
+def test_starting_is_an_update_word_only_before_a_time_and_a_pup_is_another_holder():
+    assert statement("Starting next week the standup is on Tuesdays.").update_word
+    assert not statement("Gina finds starting and running a business tough.").update_word
+    assert not same_holder("maria/pup", "maria")

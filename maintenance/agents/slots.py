@@ -61,11 +61,15 @@ UPDATE_WORDS = frozenset((
     "now", "moved", "switched", "changed", "migrated", "upgraded", "downgraded",
     "rescheduled", "postponed", "renamed", "replaced", "instead", "anymore", "longer",
     "updated", "newly", "reverted", "reversed", "cancelled", "canceled", "relocated",
-    "transferred", "became", "becomes", "starting", "henceforth",
+    "transferred", "became", "becomes", "henceforth",
 ))
 #: "new" says an update only of the attribute it names ("The user's new employer is Globex"),
-#: not of anything new ("connected with new teammates", "Maria's new pup, Shadow").
-_NEW_VALUE = re.compile(r"\bnew\s+[a-z]+\s+(?:is|are)\b", re.IGNORECASE)
+#: not of anything new ("connected with new teammates", "Maria's new pup, Shadow"); "starting"
+#: only before a time ("starting next week", not "starting and running a business").
+_NEW_VALUE = re.compile(r"\bnew\s+[a-z]+\s+(?:is|are)\b|\bstarting\s+(?:on\s+|from\s+|in\s+)?"
+                        r"(?:next|this|today|tomorrow|\d|monday|tuesday|wednesday|thursday|"
+                        r"friday|saturday|sunday|january|february|march|april|may|june|july|"
+                        r"august|september|october|november|december)", re.IGNORECASE)
 _SWITCH = re.compile(r"\b(?:switch(?:ed)?|mov(?:ed|e)|chang(?:ed|e)|migrat(?:ed|e)|went|"
                      r"relocat(?:ed|e)|transferr?(?:ed)?)\s+from\s+(.+?)\s+to\s+|"
                      r"\bleft\s+(.+?)\s+(?:and\s+)?(?:joined|for)\s+|"
@@ -317,7 +321,8 @@ def _modifiers(owner: str, subject_words: list[str]) -> frozenset[str]:
 ENTITIES = frozenset(stem(w) for w in (
     "sister", "brother", "mother", "father", "mom", "dad", "parent", "parents", "wife",
     "husband", "partner", "son", "daughter", "child", "children", "kid", "kids", "friend",
-    "boss", "manager", "colleague", "coworker", "team", "dog", "cat", "pet", "neighbour",
+    "boss", "manager", "colleague", "coworker", "team", "dog", "cat", "pet", "pup", "puppy",
+    "kitten", "horse", "bird", "turtle", "hamster", "rabbit", "neighbour",
     "neighbor", "landlord", "doctor", "client", "customer", "company", "family", "baby",
     "grandmother", "grandfather", "aunt", "uncle", "cousin", "roommate", "fiance", "fiancee"))
 
