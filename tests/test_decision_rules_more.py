@@ -192,3 +192,4 @@ def test_starting_is_an_update_word_only_before_a_time_and_a_pup_is_another_hold
     assert statement("Starting next week the standup is on Tuesdays.").update_word
     assert not statement("Gina finds starting and running a business tough.").update_word
     assert not same_holder("maria/pup", "maria")
+    assert statement("Maria's new pup, Shadow, is full of energy.").holder == "maria/pup"

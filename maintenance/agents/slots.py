@@ -249,6 +249,8 @@ def statement(text: str) -> Statement:
                 mods = _modifiers(owner, subject_words[of_at:])
             elif low in _ATTRIBUTE_OF and subject_words and not owner:
                 of_at = len(subject_words)
+            elif is_name and comma:
+                pass  # an apposition names the subject already read ("Maria's new pup, Shadow,")
             elif not tok[0].isdigit() and low not in _SLOT_SKIP:
                 subject_words.append(low if is_name else stem(low))
                 if is_name and not comma:  # "The Enterprise plan", not "..., as Ann"
