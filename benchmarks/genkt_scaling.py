@@ -4,6 +4,7 @@
     python benchmarks/genkt_scaling.py --quick    # 1k and 10k only, a minute or two
     python benchmarks/genkt_scaling.py --big --emb-100k   # adds 1M (2-D, 3-D), 100k embeddings
     python benchmarks/genkt_scaling.py --emb-only --emb-sizes 2000   # embedding rows only
+    python benchmarks/genkt_scaling.py --real-only   # real text embeddings and tight topics
 
 Points look like a reduced memory pool: topics (Gaussian blobs of varied size and spread,
 Zipf-like populations), 5% background, exact and near duplicates, z-scored per axis; weights
@@ -27,6 +28,15 @@ clustered as they are (coordinates = embeddings, no weights) by GenKT (p = 0, R 
 cosine >= 0.68; the ``graph`` strategy, and ``nn`` at small N for comparison), by
 scikit-learn's average linkage cut at the same distance and by HDBSCAN (min_cluster_size 5);
 each in its own process, with CPU seconds, clusters, the largest cluster and peak memory.
+
+The third table (issue #35) is the same on real text: MiniLM vectors (the project's default
+embedder, through the evaluation cache ``EvalCache``, so texts are embedded once per machine)
+of N texts drawn from Banking77 + HWU64 (``$MEMMAINT_SHARED_DATA`` or ../shared/data),
+clustered as they are: GenKT C/A in cosine mode (coordinates = embeddings, so ``weighted``
+runs the ``sphere`` recombination), the plain weighted mean for comparison at small N
+(``genkt-plain``: the same vectors without ``embeddings``), and scikit-learn's average linkage
+on cosine distance at the same cut (cosine 1 - R^2 / 2 = 0.68); then 10k unit vectors in 500
+tight, nearly orthogonal topics of 20 (an easy input that was slow).
 """
 
 from __future__ import annotations
@@ -284,6 +294,86 @@ def run_embedding(n, method, spread=(0.6, 1.2), seed=0):
             "rss_growth_mb": max(peak - base, 0.0)}
 
 
+def real_embeddings(n, seed=0):
+    """Unit MiniLM vectors (float64) of n texts drawn from Banking77 + HWU64."""
+    from memmaint.datasets.labelled import load_banking77, load_hwu64
+    from memmaint.maintenance.core.config import EmbeddingConfig
+    from memmaint.maintenance.evaluation.common import EvalCache
+
+    texts = list(load_banking77().texts) + list(load_hwu64().texts)
+    pick = np.random.default_rng(seed).choice(len(texts), min(n, len(texts)), replace=False)
+    with EvalCache() as cache:
+        E = np.asarray(cache.embed([texts[i] for i in pick], EmbeddingConfig()), dtype=np.float64)
+    return np.ascontiguousarray(E / np.linalg.norm(E, axis=1, keepdims=True))
+
+
+def tight_topics(n=10000, topics=500, spread=0.3, dim=384, seed=0):
+    """n unit vectors in ``topics`` tight topics around random (nearly orthogonal) centres;
+    pairwise cosine about 1 / (1 + spread^2) inside a topic."""
+    rng = np.random.default_rng(seed)
+    c = rng.normal(size=(topics, dim))
+    c /= np.linalg.norm(c, axis=1, keepdims=True)
+    X = c[rng.integers(0, topics, n) if n % topics else np.repeat(np.arange(topics),
+                                                                   n // topics)]
+    X = X + rng.normal(size=(n, dim)) * spread / np.sqrt(dim)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return np.ascontiguousarray(X[rng.permutation(n)])
+
+
+def run_real(n, method, pool="real", seed=0):
+    """Child process: one method on real text embeddings (or the tight topics); one row."""
+    sys.path.insert(0, ROOT)
+    E = real_embeddings(n, seed) if pool == "real" else tight_topics(n, seed=seed)
+    rec = "-"
+    if method.startswith("genkt"):
+        from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
+
+        d = GenKTDefinition(p=0.0, R=EMB_R, cos_cut=-1.0)
+        emb = None if method == "genkt-plain" else E  # cosine mode: the sphere
+        genkt_cluster(tight_topics(400, 20), None if emb is None else tight_topics(400, 20),
+                      definition=d)
+
+        def run():
+            seq = genkt_cluster(E, emb, definition=d)
+            return seq.labels(), seq.recombination
+    else:
+        from sklearn.cluster import AgglomerativeClustering
+
+        def run():
+            return AgglomerativeClustering(
+                n_clusters=None, linkage="average", metric="cosine",
+                distance_threshold=EMB_R ** 2 / 2).fit_predict(E), "-"
+    (lab, rec), cpu, wall = timed(run)
+    sizes = np.bincount(np.asarray(lab))
+    return {"n": len(E), "pool": pool, "method": method, "recombination": rec, "cpu": cpu,
+            "wall": wall, "clusters": int((sizes > 0).sum()), "largest": int(sizes.max()),
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def real_rows(sizes, plain_max_n, average_max_n, tight):
+    print(f"\n# real text: MiniLM vectors of Banking77 + HWU64 texts, C/A, R = {EMB_R} (cosine "
+          f">= {1 - EMB_R ** 2 / 2:.2f}); average linkage on cosine distance at the same cut "
+          f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+    print("| N | pool | method | recombination | CPU s (wall) | clusters (singletons incl.) "
+          "| largest cluster (share) | x average CPU | peak RSS MB |")
+    print("|---:|---|---|---|---:|---:|---:|---:|---:|")
+    jobs = [(n, "real") for n in sizes] + ([(10000, "tight")] if tight else [])
+    rows = []
+    for n, pool in jobs:
+        methods = ["genkt-graph"] + (["genkt-plain"] if n <= plain_max_n else [])
+        methods += ["average"] if n <= average_max_n else []
+        got = [child({"n": n, "method": m, "pool": pool}, "--real-one") for m in methods]
+        avg = next((r["cpu"] for r in got if r["method"] == "average"), None)
+        for r in got:
+            rel = "-" if avg is None else f"{r['cpu'] / avg:.2f}x"
+            print(f"| {r['n']:,} | {pool} | {r['method']} | {r['recombination']} | "
+                  f"{r['cpu']:.2f} ({r['wall']:.2f}) | {r['clusters']:,} | {r['largest']:,} "
+                  f"({r['largest'] / r['n']:.1%}) | {rel} | {r['peak_rss_mb']:.0f} |",
+                  flush=True)
+        rows.extend(got)
+    return rows
+
+
 EMB_HEAD = ("| N | method | CPU s (wall) | clusters (singletons incl.) | HDBSCAN noise | "
             "largest cluster | x GenKT graph CPU | peak RSS MB (growth during the call) |")
 
@@ -377,10 +467,20 @@ def main(argv=None):
     ap.add_argument("--average-max-n", type=int, default=20000,
                     help="largest N for average linkage (it needs N^2 / 2 doubles)")
     ap.add_argument("--hdbscan-max-n", type=int, default=20000)
+    ap.add_argument("--real-sizes", default="2000,5000,10000,20000",
+                    help="sizes of the real-text table ('' for none)")
+    ap.add_argument("--real-plain-max-n", type=int, default=2000,
+                    help="largest N for GenKT's plain weighted mean on real text")
+    ap.add_argument("--no-tight", action="store_true", help="skip the 500-tight-topics row")
+    ap.add_argument("--real-only", action="store_true", help="only the real-text table")
     ap.add_argument("--json", help="also write the rows to this file")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--emb-one", help=argparse.SUPPRESS)
+    ap.add_argument("--real-one", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.real_one:
+        print(json.dumps(run_real(**json.loads(a.real_one))))
+        return
     if a.one:
         print(json.dumps(run_group(**json.loads(a.one))))
         return
@@ -394,6 +494,8 @@ def main(argv=None):
     radii = [float(r) for r in a.radii.split(",")]
     big = {int(d) for d in a.big_dims.split(",")}
     rows = []
+    if a.real_only:
+        a.emb_only, a.emb_sizes, a.emb_100k, a.emb_seeds = True, "", False, ""
     if not a.emb_only:
         print(f"# genkt_scaling: sizes={sizes} dims={a.dims} p={ps} R={radii} "
               f"overlap={a.overlap} uniform={a.uniform} (CPU seconds; load average "
@@ -423,6 +525,9 @@ def main(argv=None):
         if seeds:
             spread = tuple(float(v) for v in a.emb_spreads.split(";")[0].split(","))
             rows.extend(seed_rows(max(emb), seeds, spread))
+    real = [int(v) for v in a.real_sizes.split(",") if v]
+    if real or not a.no_tight:
+        rows.extend(real_rows(real, a.real_plain_max_n, a.average_max_n, not a.no_tight))
     print(f"# done (load average {os.getloadavg()[0]:.1f})")
     if a.json:
         with open(a.json, "w") as fh:

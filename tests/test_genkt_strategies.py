@@ -28,7 +28,8 @@ def fast_for(X, E=None, cos_cut=-1.0):
 # cache evicted over and over, caches for every search, and searches that go lazy at once;
 # for the graph strategy first-pass lists of 1-3, skins from tiny (announce at every move)
 # to wide, refills of 1-2 slots growing the promise by a hair, 2-8 pivots (data points, or
-# centres after 2 Lloyd steps; most slots sit in crowded cells or the outlier cell), Gram
+# centres after 2 Lloyd steps; most slots sit in crowded cells or the outlier cell) and the
+# many-pivots retry at every size (pivots sampled in rounds), Gram
 # tiles of a few rows, and the paths of big clusters (no re-keying of the absorbed slot's
 # neighbours; join tests that start walking out edges and switch to in-edge marks);
 # "small" also runs the Gram tiles multi-threaded at every size.
@@ -37,11 +38,14 @@ TUNINGS = {
     "tiny": {"leaf_size": 1, "head": 1, "cache_k": 1, "cache_cap": 1, "cache_scan": 0,
              "budget": 0, "graph_k": 1, "graph_skin": 0.001, "graph_gap": 0.001,
              "graph_refill": 1, "graph_cells": 2, "graph_lloyd": 0, "graph_pivots": 1,
-             "graph_tile": 3, "graph_exc": 0, "graph_walk": 0},
+             "graph_tile": 3, "graph_exc": 0, "graph_walk": 0,
+             "graph_outliers": 0.0, "graph_cells_many": 4},
     "small": {"leaf_size": 2, "head": 3, "cache_k": 3, "cache_cap": 4, "cache_scan": 0,
               "budget": 4, "graph_k": 3, "graph_skin": 0.3, "graph_gap": 0.2,
               "graph_refill": 2, "graph_cells": 8, "graph_lloyd": 2, "graph_pivots": 4,
               "graph_tile": 16, "graph_exc": 2, "graph_walk": 3,
+              # more pivots whenever a slot is an outlier (the many-topics path)
+              "graph_outliers": 0.0, "graph_cells_many": 16,
               # Gram tiles in BLAS's own thread count at every size (rounding may differ
               # from one thread's; the lists only propose pairs, so histories may not)
               "graph_threads": None, "graph_threads_from": 1},

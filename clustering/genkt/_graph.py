@@ -70,12 +70,44 @@ def _pivots(x: np.ndarray, kc: int, lloyd: int) -> np.ndarray:
     return np.ascontiguousarray(C)
 
 
-def _cells(x: np.ndarray, kc: int, reach: float, lloyd: int):
-    """Pivots C (``lloyd`` Lloyd steps, see ``_pivots``), rows T (n, Kc), cells (Kc: farther
-    than ``reach`` from every pivot), homes, cell ranges lo/hi, pivot distances cc, eps_t;
-    and x centred with its squared norms."""
+def _pivots_many(x: np.ndarray, kc: int, lloyd: int) -> np.ndarray:
+    """About kc pivots for pools of many small topics, in a few BLAS products: D^2 sampling
+    in rounds of kc / 4 points at once (k-means||), then ``lloyd`` Lloyd steps, all on a
+    sample of 8 kc points. Deterministic; what ``_pivots`` does costs kc passes over the
+    sample, seconds for the hundreds of pivots such pools need."""
+    rng = np.random.default_rng(0)
+    n = x.shape[0]
+    samp = x[np.sort(rng.choice(n, 8 * kc, replace=False))] if n > 8 * kc else x
+    ns = np.einsum("ij,ij->i", samp, samp)
+    chosen = [0]
+    d2 = np.maximum(ns + ns[0] - 2.0 * (samp @ samp[0]), 0.0)
+    per = max(1, kc // 4)
+    while len(chosen) < kc:
+        tot = d2.sum()
+        if not tot > 0:
+            break
+        take = min(per, kc - len(chosen), int((d2 > 0).sum()))
+        new = rng.choice(len(samp), size=take, replace=False, p=d2 / tot)
+        chosen.extend(int(i) for i in new)
+        d2 = np.minimum(d2, np.maximum(
+            ns[:, None] + ns[new][None, :] - 2.0 * (samp @ samp[new].T), 0.0).min(1))
+    C = samp[chosen].copy()
+    for _ in range(lloyd):
+        near = np.argmin(np.einsum("ij,ij->i", C, C)[None, :] - 2.0 * (samp @ C.T), axis=1)
+        counts = np.bincount(near, minlength=len(C)).astype(float)
+        sums = np.zeros_like(C)
+        np.add.at(sums, near, samp)
+        kept = counts > 0  # a pivot that lost every point keeps its place
+        C[kept] = sums[kept] / counts[kept, None]
+    return np.ascontiguousarray(C)
+
+
+def _cells(x: np.ndarray, kc: int, reach: float, lloyd: int, many: bool = False):
+    """Pivots C (``lloyd`` Lloyd steps, see ``_pivots``; ``_pivots_many`` if ``many``), rows
+    T (n, Kc), cells (Kc: farther than ``reach`` from every pivot), homes, cell ranges lo/hi,
+    pivot distances cc, eps_t; and x centred with its squared norms."""
     D = x.shape[1]
-    C = _pivots(x, kc, lloyd)
+    C = (_pivots_many if many else _pivots)(x, kc, lloyd)
     mu = x.mean(0)
     xc = x - mu
     Cc = C - mu
@@ -94,7 +126,10 @@ def _cells(x: np.ndarray, kc: int, reach: float, lloyd: int):
         f = M[:, a:a + 1] - M
         lo[a] = f.min(0)
         hi[a] = f.max(0)
-    cc = np.sqrt(((C[:, None, :] - C[None, :, :]) ** 2).sum(-1))
+    if many:  # row by row: (K, K, D) at once would be gigabytes
+        cc = np.stack([np.sqrt(((C - C[a]) ** 2).sum(-1)) for a in range(K)])
+    else:
+        cc = np.sqrt(((C[:, None, :] - C[None, :, :]) ** 2).sum(-1))
     return C, T, cell, home, lo, hi, cc, eps_t, xc, nx
 
 
@@ -183,7 +218,7 @@ def _first_pass(xc, nx, T, cell, home, lo, hi, cc, eps_t, R, S, k, tile):
     return plo, phi, rho
 
 
-def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, tune, max_steps=-1, stats=None):
+def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, tune, max_steps=-1, stats=None):
     """Cluster with the graph strategy; returns what ``_kernels.cluster`` does (x and e are
     overwritten). ``tune``: the estimator's speed knobs (never change results)."""
     from threadpoolctl import threadpool_limits
@@ -198,8 +233,13 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, tune, max_steps=-1, 
     kc = int(min(tune["graph_cells"], max(1, math.isqrt(n) // 2)))
     threads = tune["graph_threads"] if n >= tune["graph_threads_from"] else 1
     with threadpool_limits(limits=threads, user_api="blas"):
-        C, T, cell, home, lo, hi, cc, eps_t, xc, nx = _cells(x, kc, R + S,
-                                                             int(tune["graph_lloyd"]))
+        lloyd = int(tune["graph_lloyd"])
+        C, T, cell, home, lo, hi, cc, eps_t, xc, nx = _cells(x, kc, R + S, lloyd)
+        # many small topics (more than the pivots), as on real text embeddings: most slots
+        # sit in the outlier cell, which every announcement then scans; more pivots
+        kmax = min(int(tune["graph_cells_many"]), n // 16)
+        if (cell == C.shape[0]).mean() > tune["graph_outliers"] and kc < kmax:
+            C, T, cell, home, lo, hi, cc, eps_t, xc, nx = _cells(x, kmax, R + S, lloyd, True)
         # slots in cell order: a cell's scan then reads every per-slot array front to back
         # (at 100k the slots' state is far larger than the caches); ids stay the inputs'
         order = np.argsort(cell, kind="stable")
@@ -215,7 +255,7 @@ def graph_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, tune, max_steps=-1, 
         del xc
     itune = np.array([tune["graph_refill"], tune["graph_pivots"], tune["graph_exc"],
                       tune["graph_walk"]], dtype=np.int64)
-    return KG.graph_cluster(x, e, w, order, twop, R2, cos_cut, use_cos, wta, plo, phi, rho,
+    return KG.graph_cluster(x, e, w, order, twop, R2, cos_cut, use_cos, rec, plo, phi, rho,
                             C, T, cell, home, lo, hi, cc, eps_t, S, tune["graph_gap"] * R,
                             itune, max_steps,
                             np.zeros(4, dtype=np.int64) if stats is None else stats)

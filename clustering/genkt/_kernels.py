@@ -144,7 +144,7 @@ log = logging.getLogger(__name__)
 # ---------------------------------------------------------------- the clustering loop
 
 @kernel
-def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps):
+def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps):
     """Run the clustering (x and e are overwritten: slot storage).
 
     ``tune`` = (leaf size, nn prefix coordinates, cache size, number of caches, scan count
@@ -260,7 +260,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, use_tree, tune, max_steps)
                 alist[p] = last
                 I[last, APOS] = p
                 na -= 1
-        recombine(s, s, t, x, xh, h, ev, I, F, tmp, wta, twop, n + step)
+        recombine(s, s, t, x, xh, h, ev, I, F, tmp, rec, twop, n + step)
         I[s, BUDGET] = tune[5]
         I[t, ALIVE] = 0
         tour_update(tk, ti, size, t, I, F)
@@ -328,7 +328,7 @@ def labels_from_history(n, lo, hi, m):
 
 
 @kernel
-def replay(x, e, w, lo, hi, m, wta, twop):
+def replay(x, e, w, lo, hi, m, rec, twop):
     """Slots alive after the first m merges and all slot weights (x, e overwritten)."""
     n = x.shape[0]
     I = np.full((n, N_ICOLS), -1, dtype=np.int64)
@@ -344,7 +344,7 @@ def replay(x, e, w, lo, hi, m, wta, twop):
     for t in range(m):
         sa = slot_of[lo[t]]
         sb = slot_of[hi[t]]
-        recombine(sa, sa, sb, x, x, 0, ev, I, F, tmp, wta, twop, n + t)
+        recombine(sa, sa, sb, x, x, 0, ev, I, F, tmp, rec, twop, n + t)
         I[sb, ALIVE] = 0
         slot_of[n + t] = sa
     keep = np.empty(n - m, dtype=np.int64)

@@ -351,9 +351,15 @@ def accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2):
 
 # ---------------------------------------------------------------- recombination
 
+#: recombination schemes (the kernels' ``rec`` argument): weighted mean of the coordinates,
+#: the heavier member's (winner takes all), and the weighted mean renormalised to unit length
+#: (``sphere``: positions are unit embeddings and stay on the sphere)
+WEIGHTED, WTA, SPHERE = 0, 1, 2
+
+
 @kernel
-def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, wta, twop, new_id):
-    """Write the merge of slots sa and sb into slot dst (one of them)."""
+def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, rec, twop, new_id):
+    """Write the merge of slots sa and sb into slot dst (one of them) under scheme ``rec``."""
     e = ev[0]
     wa = F[sa, W]
     wb = F[sb, W]
@@ -361,13 +367,25 @@ def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, wta, twop, new_id):
     heavy = sa if (wa > wb or (wa == wb and I[sa, OID] < I[sb, OID])) else sb
     D = x.shape[1]
     E = e.shape[1]
-    if wta:
+    if rec == WTA:
         if heavy != dst:
             copy_row(x, dst, x, heavy)
             copy_row(e, dst, e, heavy)
     else:
-        for k in range(D):
-            x[dst, k] = (wa * x[sa, k] + wb * x[sb, k]) / wn
+        if rec == SPHERE:  # the embeddings' arithmetic: v = wa x_a + wb x_b, then v / |v|
+            nrm2 = 0.0
+            for k in range(D):
+                v = wa * x[sa, k] + wb * x[sb, k]
+                nrm2 += v * v
+            if nrm2 > 0.0:  # (v recomputed: the same bits, and dst may be sa or sb)
+                nrm = math.sqrt(nrm2)
+                for k in range(D):
+                    x[dst, k] = (wa * x[sa, k] + wb * x[sb, k]) / nrm
+            elif heavy != dst:  # antipodal positions of equal weight: keep the heavier's
+                copy_row(x, dst, x, heavy)
+        else:
+            for k in range(D):
+                x[dst, k] = (wa * x[sa, k] + wb * x[sb, k]) / wn
         nrm2 = 0.0
         for k in range(E):
             v = wa * e[sa, k] + wb * e[sb, k]

@@ -78,6 +78,7 @@ from memmaint.clustering.genkt._kernels_common import (
     N_FCOLS,
     N_ICOLS,
     OID,
+    SPHERE,
     WP,
     W,
     eligible,
@@ -394,7 +395,37 @@ def _turn(s, delta, twop, I, F, GI, GF, EI, EF, st, stk, buf, tch, nt, scl):
 
 
 @kernel
-def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0, C, T,
+def _frame_sphere(s, u, lam, cu, ell, xold, x, GF, delta):
+    """Slot s (at xold) absorbed u and moved to the unit mean c' = m / r, m = (1 - lam) c
+    + lam u, r = |m| (``sphere``): for a unit owner o, |o - c'|^2 = (|o - m|^2 - (1 - r)^2)
+    / r, increasing in Stewart's bound on |o - m|^2, so the frame stays affine. The frame's
+    place c (on the sphere) is within E of xold: r is known to within dr = (1 - lam) E + eps
+    (5 dr / r^2 more in B: the map's slope in r for squared distances up to 4), and the new
+    place within (1 - lam) E / r + eps of the new position (projecting onto the sphere from
+    outside radius r is 1 / r-Lipschitz); eps: rounding of unit rows and means. If r may be
+    below 1/2 (pairs over 1.4 apart), the triangle inequality: E grows by the move."""
+    D = xold.shape[0]
+    mm = 0.0
+    for k in range(D):
+        t = (1.0 - lam) * xold[k] + lam * x[u, k]
+        mm += t * t
+    eps = 8.0 * 1.2e-16 * (D + 4)
+    e0 = GF[s, GE]
+    dr = (1.0 - lam) * e0 + eps
+    r = math.sqrt(mm)
+    rl = r - dr
+    if rl < 0.5:
+        GF[s, GE] = e0 + delta
+        return
+    one_r = abs(1.0 - r)
+    GF[s, GA] = GF[s, GA] * (1.0 - lam) / r
+    GF[s, GB] = (((1.0 - lam) * GF[s, GB] + lam * (1.0 - lam) * cu * cu - lam * ell * ell
+                  + one_r * one_r + one_r * eps) / r + 5.0 * dr / (rl * rl))
+    GF[s, GE] = (1.0 - lam) * e0 / rl + eps
+
+
+@kernel
+def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0, C, T,
                   cell0, home0, lo, hi, cc, eps_t, skin, gap, itune, max_steps, stats):
     """Run the clustering with the graph strategy (x and e are overwritten: slot storage;
     T, lo and hi too). Slot s holds input ``oid[s]`` (the ids the history and every tie use;
@@ -527,7 +558,7 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0,
             n_alive -= 1
             for k in range(D):
                 xold[k] = x[s, k]
-            recombine(s, s, u, x, x, 0, ev, I, F, tmp, wta, twop, n + steps)
+            recombine(s, s, u, x, x, 0, ev, I, F, tmp, rec, twop, n + steps)
             steps += 1
             dd = 0.0
             nrm = 0.0
@@ -540,14 +571,17 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, wta, plo, phi, rho0,
                 GF[s, GA] = 1.0  # no edge is keyed in s's frame: start afresh
                 GF[s, GB] = 0.0
             elif delta > 0.0:  # (wta: the heavier stays where it is)
-                # Stewart: |o - c'|^2 = (1 - lam)|o - c|^2 + lam |o - u|^2
-                # - lam (1 - lam)|c - u|^2, and |o - u| >= ell for every owner o of an
-                # edge of s not joined to u: one affine map of the frame
                 cu = math.sqrt(d2su) * (1.0 + REL) + GF[s, GE]
-                GF[s, GA] *= 1.0 - lam
-                GF[s, GB] = ((1.0 - lam) * GF[s, GB] + lam * (1.0 - lam) * cu * cu
-                             - lam * ell * ell)
-                GF[s, GE] += 8.0 * 1.2e-16 * nrm * math.sqrt(D)  # rounding of the mean
+                if rec == SPHERE:
+                    _frame_sphere(s, u, lam, cu, ell, xold, x, GF, delta)
+                else:
+                    # Stewart: |o - c'|^2 = (1 - lam)|o - c|^2 + lam |o - u|^2
+                    # - lam (1 - lam)|c - u|^2, and |o - u| >= ell for every owner o of an
+                    # edge of s not joined to u: one affine map of the frame
+                    GF[s, GA] *= 1.0 - lam
+                    GF[s, GB] = ((1.0 - lam) * GF[s, GB] + lam * (1.0 - lam) * cu * cu
+                                 - lam * ell * ell)
+                    GF[s, GE] += 8.0 * 1.2e-16 * nrm * math.sqrt(D)  # rounding of the mean
             GF[s, GP] += delta
             GI[s, VER] += 1
             nt = _turn(s, delta, twop, I, F, GI, GF, EI, EF, st, stk, buf, tch, nt, scl)

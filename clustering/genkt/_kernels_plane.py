@@ -286,7 +286,7 @@ def plane_reverse(k, a0, a1, b0, b1, R2, x, I, F, tk, ti, size, T, FN, B, st_nd,
 
 
 @kernel
-def plane_cluster(x, w, twop, R2, wta, leaf_size, max_steps):
+def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
     """The ``plane`` strategy's clustering (x is overwritten: slot storage); the same
     outputs as ``_kernels.cluster``: (lo_id, hi_id, q, dist2) of every merge and the final
     objects' (ids, weights, positions) in slot order."""
@@ -345,7 +345,7 @@ def plane_cluster(x, w, twop, R2, wta, leaf_size, max_steps):
         b1 = x[t, 1]
         tree_delete(s, x, I, T, B)
         tree_delete(t, x, I, T, B)
-        recombine(s, s, t, x, x, 0, ev, I, F, tmp, wta, twop, n + step)
+        recombine(s, s, t, x, x, 0, ev, I, F, tmp, rec, twop, n + step)
         I[t, ALIVE] = 0
         tour_update(tk, ti, size, t, I, F)
         tree_insert(s, x, I, T, FN, B)

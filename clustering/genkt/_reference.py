@@ -37,8 +37,22 @@ def _dot4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
 
 
-def reference_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta):
-    """Return (lo_id, hi_id, q, dist2) per merge and the final (ids, weights, positions)."""
+def _unit_mean(a: np.ndarray, b: np.ndarray, wa: float, wb: float,
+               heavy: np.ndarray) -> np.ndarray:
+    """(wa a + wb b) / |wa a + wb b|, the norm summed in order as the kernel; the heavier
+    member's row when the sum is zero (antipodal, equal weights)."""
+    v = wa * a + wb * b
+    nrm2 = 0.0
+    for k in range(v.shape[0]):
+        nrm2 += v[k] * v[k]
+    return v / math.sqrt(nrm2) if nrm2 > 0 else heavy
+
+
+def reference_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, sphere=False):
+    """Return (lo_id, hi_id, q, dist2) per merge and the final (ids, weights, positions).
+
+    ``wta``: the heavier member's position; else the weighted mean, renormalised to unit
+    length when ``sphere`` (the ``sphere`` recombination)."""
     n, D = x.shape
     cap = 2 * n - 1
     X = np.zeros((cap, D))
@@ -81,12 +95,9 @@ def reference_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta):
         if wta:
             X[c], Em[c] = X[heavy], Em[heavy]
         else:
-            X[c] = (wa * X[a] + wb * X[b]) / (wa + wb)
-            v = wa * Em[a] + wb * Em[b]
-            nrm2 = 0.0
-            for k in range(v.shape[0]):  # in order, as the kernel
-                nrm2 += v[k] * v[k]
-            Em[c] = v / math.sqrt(nrm2) if nrm2 > 0 else Em[heavy]
+            X[c] = (_unit_mean(X[a], X[b], wa, wb, X[heavy]) if sphere else
+                    (wa * X[a] + wb * X[b]) / (wa + wb))
+            Em[c] = _unit_mean(Em[a], Em[b], wa, wb, Em[heavy])
         Wt[c] = wa + wb
         WP[c] = _wpow(Wt[c], twop)
         alive[a] = alive[b] = False

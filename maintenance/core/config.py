@@ -199,7 +199,7 @@ class GenKTConfig:
     R: float = _opt(1.2, constraint=_POSITIVE, doc="radius: only pairs closer than R merge")
     cos_cut: float = _opt(0.26, constraint=Interval(Real, -1, 1, closed="both"),
                           doc="least embedding cosine of a merging pair (-1: no cut)")
-    recombination: str = _opt("weighted", choices=("weighted", "wta"))
+    recombination: str = _opt("weighted", choices=("weighted", "wta", "sphere"))
     use_weights: bool = _opt(True, doc="use memory importance as the weight")
     R_mode: str = _opt("absolute", choices=("absolute", "relative"), doc=(
         "relative: R = R_rel x the pool's scale (scale_quantile of its "
