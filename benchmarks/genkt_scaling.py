@@ -33,10 +33,12 @@ The third table (issue #35) is the same on real text: MiniLM vectors (the projec
 embedder, through the evaluation cache ``EvalCache``, so texts are embedded once per machine)
 of N texts drawn from Banking77 + HWU64 (``$MEMMAINT_SHARED_DATA`` or ../shared/data),
 clustered as they are: GenKT C/A in cosine mode (coordinates = embeddings, so ``weighted``
-runs the ``sphere`` recombination), the plain weighted mean for comparison at small N
-(``genkt-plain``: the same vectors without ``embeddings``), and scikit-learn's average linkage
-on cosine distance at the same cut (cosine 1 - R^2 / 2 = 0.68); then 10k unit vectors in 500
-tight, nearly orthogonal topics of 20 (an easy input that was slow).
+runs the ``sphere`` recombination) with the cosine cut at the same cosine as R (1 - R^2 / 2
+= 0.68; in cosine mode the cut reads the members' average cosine), the same without the cut
+(``genkt-nocut``: the sphere alone) and, at small N, the plain weighted mean (``genkt-plain``:
+the same vectors without ``embeddings``, as before issue #35); and scikit-learn's average
+linkage on cosine distance at the same cut. Then 10k unit vectors in 500 tight, nearly
+orthogonal topics of 20 (an easy input that was slow).
 """
 
 from __future__ import annotations
@@ -328,7 +330,8 @@ def run_real(n, method, pool="real", seed=0):
     if method.startswith("genkt"):
         from memmaint.clustering.genkt.estimator import GenKTDefinition, genkt_cluster
 
-        d = GenKTDefinition(p=0.0, R=EMB_R, cos_cut=-1.0)
+        cut = 1.0 - EMB_R ** 2 / 2 if method == "genkt-graph" else -1.0
+        d = GenKTDefinition(p=0.0, R=EMB_R, cos_cut=cut)
         emb = None if method == "genkt-plain" else E  # cosine mode: the sphere
         genkt_cluster(tight_topics(400, 20), None if emb is None else tight_topics(400, 20),
                       definition=d)
@@ -352,15 +355,17 @@ def run_real(n, method, pool="real", seed=0):
 
 def real_rows(sizes, plain_max_n, average_max_n, tight):
     print(f"\n# real text: MiniLM vectors of Banking77 + HWU64 texts, C/A, R = {EMB_R} (cosine "
-          f">= {1 - EMB_R ** 2 / 2:.2f}); average linkage on cosine distance at the same cut "
-          f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+          f">= {1 - EMB_R ** 2 / 2:.2f}), genkt-graph with the cosine cut there too; average "
+          f"linkage on cosine distance at the same cut (load average "
+          f"{os.getloadavg()[0]:.1f})", flush=True)
     print("| N | pool | method | recombination | CPU s (wall) | clusters (singletons incl.) "
           "| largest cluster (share) | x average CPU | peak RSS MB |")
     print("|---:|---|---|---|---:|---:|---:|---:|---:|")
     jobs = [(n, "real") for n in sizes] + ([(10000, "tight")] if tight else [])
     rows = []
     for n, pool in jobs:
-        methods = ["genkt-graph"] + (["genkt-plain"] if n <= plain_max_n else [])
+        methods = ["genkt-graph", "genkt-nocut"] + (["genkt-plain"] if n <= plain_max_n
+                                                     else [])
         methods += ["average"] if n <= average_max_n else []
         got = [child({"n": n, "method": m, "pool": pool}, "--real-one") for m in methods]
         avg = next((r["cpu"] for r in got if r["method"] == "average"), None)

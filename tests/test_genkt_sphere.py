@@ -175,3 +175,23 @@ def test_sphere_frame_bounds_every_owner_and_is_tight():
             assert (got <= true[:len(o)] + 1e-12).all(), trial
             if one and GF[0, GE] < 1e-6:  # not the triangle-inequality fallback
                 np.testing.assert_allclose(got, true[:1], atol=1e-6)
+
+
+@pytest.mark.parametrize("strategy", ("reference",) + FAST)
+def test_sphere_cut_reads_the_average_cosine(strategy):
+    """In cosine mode the embeddings recombine as plain means: every merge joins clusters
+    whose members' average cosine is at least the cut, so each cluster's average pairwise
+    cosine is too (average linkage's criterion), and the centroid alone would merge more."""
+    E, _, _ = _topics(21, 12, n=120, spread=0.9)
+    cut = 0.55
+    d = GenKTDefinition(p=0.0, R=float(np.sqrt(2 - 2 * cut)), cos_cut=cut)
+    seq = genkt_cluster(E, E, definition=d, strategy=strategy)
+    lab = seq.labels()
+    S = E @ E.T
+    for c in np.unique(lab):
+        m = np.flatnonzero(lab == c)
+        if m.size > 1:
+            assert S[np.ix_(m, m)][np.triu_indices(m.size, 1)].mean() >= cut - 1e-9
+    nocut = genkt_cluster(E, E, definition=dataclasses.replace(d, cos_cut=-1.0),
+                          strategy=strategy)
+    assert nocut.n_merges > seq.n_merges

@@ -353,7 +353,8 @@ def accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2):
 
 #: recombination schemes (the kernels' ``rec`` argument): weighted mean of the coordinates,
 #: the heavier member's (winner takes all), and the weighted mean renormalised to unit length
-#: (``sphere``: positions are unit embeddings and stay on the sphere)
+#: (``sphere``: positions are unit embeddings and stay on the sphere; its embeddings are
+#: plain weighted means, so that a dot product is the members' average cosine)
 WEIGHTED, WTA, SPHERE = 0, 1, 2
 
 
@@ -386,17 +387,21 @@ def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, rec, twop, new_id):
         else:
             for k in range(D):
                 x[dst, k] = (wa * x[sa, k] + wb * x[sb, k]) / wn
-        nrm2 = 0.0
-        for k in range(E):
-            v = wa * e[sa, k] + wb * e[sb, k]
-            tmp[k] = v
-            nrm2 += v * v
-        if nrm2 > 0.0:
-            nrm = math.sqrt(nrm2)
+        if rec == SPHERE:  # the plain mean: a dot product of two is the average cosine
             for k in range(E):
-                e[dst, k] = tmp[k] / nrm
-        elif heavy != dst:  # antipodal embeddings of equal weight: keep the heavier's
-            copy_row(e, dst, e, heavy)
+                e[dst, k] = (wa * e[sa, k] + wb * e[sb, k]) / wn
+        else:
+            nrm2 = 0.0
+            for k in range(E):
+                v = wa * e[sa, k] + wb * e[sb, k]
+                tmp[k] = v
+                nrm2 += v * v
+            if nrm2 > 0.0:
+                nrm = math.sqrt(nrm2)
+                for k in range(E):
+                    e[dst, k] = tmp[k] / nrm
+            elif heavy != dst:  # antipodal embeddings of equal weight: keep the heavier's
+                copy_row(e, dst, e, heavy)
     for k in range(h):
         xh[dst, k] = x[dst, k]
     if E > 0:

@@ -52,7 +52,8 @@ def reference_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, sphere=False):
     """Return (lo_id, hi_id, q, dist2) per merge and the final (ids, weights, positions).
 
     ``wta``: the heavier member's position; else the weighted mean, renormalised to unit
-    length when ``sphere`` (the ``sphere`` recombination)."""
+    length when ``sphere`` (the ``sphere`` recombination, whose embeddings are plain weighted
+    means; else the embeddings' mean is renormalised)."""
     n, D = x.shape
     cap = 2 * n - 1
     X = np.zeros((cap, D))
@@ -97,7 +98,8 @@ def reference_cluster(x, e, w, twop, R2, cos_cut, use_cos, wta, sphere=False):
         else:
             X[c] = (_unit_mean(X[a], X[b], wa, wb, X[heavy]) if sphere else
                     (wa * X[a] + wb * X[b]) / (wa + wb))
-            Em[c] = _unit_mean(Em[a], Em[b], wa, wb, Em[heavy])
+            Em[c] = ((wa * Em[a] + wb * Em[b]) / (wa + wb) if sphere else
+                     _unit_mean(Em[a], Em[b], wa, wb, Em[heavy]))
         Wt[c] = wa + wb
         WP[c] = _wpow(Wt[c], twop)
         alive[a] = alive[b] = False

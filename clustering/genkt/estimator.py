@@ -20,15 +20,19 @@ p < 0 (it is also clamped to the largest finite double). Objects carry ids: the 
 * There is no beam distance: merging stops when no eligible pair is left.
 * Recombination ``weighted``: x = weighted mean, e = weighted mean renormalised to unit
   length (exactly antipodal equal-weight embeddings keep the heavier member's), w = sum.
-  ``wta``: the heavier member's x and e (ties: the lower id), w = sum. ``sphere``: x as e,
-  the weighted mean renormalised to unit length, the inputs' x normalised first (positions
-  stay on the unit sphere). **``weighted`` becomes ``sphere`` when the coordinates are the
-  embeddings** (``embeddings`` given and equal to ``X``: clustering in the embedding space
-  itself, "cosine mode"): a plain mean of unit vectors shrinks toward the origin as a
-  cluster grows, and a shrunken centroid is within R of everything (on MiniLM vectors of
-  Banking77 and HWU64 one cluster took 50-71% of the texts). On the sphere,
-  ``dist2 = 2 - 2 cos`` between a centroid and a text, so R keeps its cosine meaning.
-  ``ClusterSequence.recombination`` says which scheme ran.
+  ``wta``: the heavier member's x and e (ties: the lower id), w = sum. ``sphere``: x = the
+  weighted mean renormalised to unit length (the inputs' x normalised first: positions stay
+  on the unit sphere), e = the plain weighted mean, so that ``e_a . e_b`` is the weighted
+  average cosine between the two clusters' members and the cosine cut is average linkage's
+  (exactly antipodal equal-weight positions keep the heavier member's x). **``weighted``
+  becomes ``sphere`` when the coordinates are the embeddings** (``embeddings`` given and
+  equal to ``X``: clustering in the embedding space itself, "cosine mode"): a plain mean of
+  unit vectors shrinks toward the origin as a cluster grows, and a shrunken centroid is
+  within R of everything (on MiniLM vectors of Banking77 and HWU64 one cluster took 50-71%
+  of the texts). On the sphere ``dist2 = 2 - 2 cos`` between a centroid's direction and a
+  text, so R keeps its cosine meaning; a centroid direction is nearer its members than they
+  are to each other, so a cluster can still chain related topics, which the cosine cut on
+  the average cosine stops. ``ClusterSequence.recombination`` says which scheme ran.
 * p = 0 is Cambridge/Aachen, p = 1 kt, p = -1 anti-kt, any real p generalised-kt.
 
 Labels are the final objects: every input gets a label >= 0 (a memory merged with nothing is
@@ -199,8 +203,8 @@ class GenKTDefinition:
         rec = {"weighted": "weighted recombination (weighted mean of coordinates, "
                            "renormalised weighted mean of embeddings, summed weights; sphere "
                            "when the coordinates are the embeddings)",
-               "sphere": "sphere recombination (renormalised weighted means of unit "
-                         "coordinates and of embeddings, summed weights)",
+               "sphere": "sphere recombination (renormalised weighted mean of unit "
+                         "coordinates, plain weighted mean of embeddings, summed weights)",
                "wta": "winner-takes-all recombination (heavier member's coordinates and "
                       "embedding, summed weights)"}[self.recombination]
         return (f"Generalised-kt algorithm, {self.algorithm_name()} (p = {self.p:g}), "
