@@ -193,3 +193,23 @@ def test_starting_is_an_update_word_only_before_a_time_and_a_pup_is_another_hold
     assert not statement("Gina finds starting and running a business tough.").update_word
     assert not same_holder("maria/pup", "maria")
     assert statement("Maria's new pup, Shadow, is full of energy.").holder == "maria/pup"
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Dana's farewell drinks are on Wednesday at 12:30.",
+     "Mei's farewell drinks are on Friday at 16:00."),  # two owners
+    ("We use UPS Standard for Japan.", "We use DHL for Europe."),  # a scope and a value
+    ("Lost and found has a notebook from the Borealis room.",
+     "Lost and found has a charger from the Delta room."),  # two things, named by their room
+    ("The /v2/search endpoint allows 100 requests per minute.",
+     "The /v1/customers endpoint allows 20000 requests per hour."),  # two endpoints
+])
+def test_names_that_identify_the_subject_are_not_changed_values(a, b):
+    found = _change(a, b, 0.8)
+    assert found is None or found.kind != "change", found
+
+
+def test_a_name_for_the_same_place_changing_is_still_an_update():
+    found = _change("Deliveries for the client go to the Harbour Street office.",
+                    "Deliveries for the client now go to the Mill Lane office.", 0.79)
+    assert found is not None and found.kind == "change"

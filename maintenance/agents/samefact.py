@@ -29,6 +29,7 @@ consolidate` keeps the most complete text, so the detail survives. Pure function
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -274,7 +275,8 @@ def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
     # one value for another: as many names on each side ("for Tom in America/Chicago" /
     # "for the user in Asia/Tokyo" names a holder besides the value: another subject)
     if cosine >= CHANGE_COSINE and na and nb and not common and not _parts_nested(na, nb) \
-            and _name_runs(a_text, na) == _name_runs(b_text, nb) \
+            and _name_runs(a_text, na) == _name_runs(b_text, nb) == 1 \
+            and not (_labelled_nouns(a_text, na) & _labelled_nouns(b_text, nb) and wa ^ wb) \
             and _one_attribute_long(ua) and _one_attribute_long(ub):
         both_verbs = {stem(v) for v in (_main_verb(a_text, st_a.verb),) if v and stem(v) == stem(
             _main_verb(b_text, st_b.verb))}
@@ -329,6 +331,21 @@ def _parts_nested(na: set[str], nb: set[str]) -> bool:
     pa = {p for n in na for p in n.split("/")}
     pb = {p for n in nb for p in n.split("/")}
     return pa <= pb or pb <= pa
+
+
+def _labelled_nouns(text: str, names: set[str]) -> set[str]:
+    """Lower-case words right after one of ``names``: a name that labels a noun ("the
+    Borealis room", "the Atlas room") names a thing; where the two texts differ in other words
+    too ("a notebook from the Borealis room" / "a charger from the Delta room") they speak of
+    two things, not of one attribute with another value ("deliveries go to the Harbour Street
+    office" / "now go to the Mill Lane office")."""
+    out: set[str] = set()
+    toks = [t.rstrip(".,;:!?") for t in re.findall(r"[\w/#+.'-]+", text)]
+    for tok, nxt in itertools.pairwise(toks):
+        low = tok.lower().removesuffix("'s")
+        if tok != tok.lower() and low in names and nxt.islower() and nxt.isalpha():
+            out.add(stem(nxt))
+    return out
 
 
 def _name_runs(text: str, names: set[str]) -> int:

@@ -56,6 +56,8 @@ _ID_END = (r"(?=\s*(?:[.,;:!?)](?!\d)|$|(?:is|was|are|were|has|had|have|and|or|i
 _ID = re.compile(r"\b([A-Za-z]+)\s*(?:#|no\.\s*|number\s+)?\s*(\d[\w\-]*(?:\.\d+)*)"
                  + _ID_END + r"|#(\d+)\b|\b([A-Z]{2,})-(\d+)\b")
 
+_PATH = re.compile(r"(?<![\w/])/[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-{}]+)+")
+
 #: Words that mark a statement as an update of an earlier one.
 UPDATE_WORDS = frozenset((
     "now", "moved", "switched", "changed", "migrated", "upgraded", "downgraded",
@@ -126,6 +128,9 @@ _STATE_PARTICIPLES = frozenset((
     "related", "tired", "excited", "scared", "allergic", "need", "red", "bed", "shed",
     "seed", "speed", "feed", "bred", "hundred", "sacred", "naked", "wicked",
 ))
+#: Sentence-initial possessives that are not names ("Today's standup").
+_NOT_OWNERS = frozenset(("today", "tomorrow", "yesterday", "everyone", "nobody", "someone",
+                         "this", "that", "it", "one", "other", "another", "each"))
 _DETERMINERS = frozenset(("a", "an", "the", "this", "that", "these", "those", "my", "your",
                           "his", "her", "its", "our", "their", "some", "any", "no", "every",
                           "each", "all"))
@@ -187,6 +192,8 @@ def identifiers(text: str) -> frozenset[tuple[str, str]]:
             noun = m.group(1).lower()
             if noun in ID_NOUNS or (noun in _LEADING_ID_NOUNS and m.start() in starts):
                 out.add((noun, m.group(2).rstrip(".")))
+    for m in _PATH.finditer(text):  # an endpoint or a file names its subject ("/v2/search")
+        out.add(("path", m.group(0).lower()))
     return frozenset(out)
 
 
@@ -236,7 +243,8 @@ def statement(text: str) -> Statement:
             prev_content, comma = None, True
             continue
         low = tok.lower().removesuffix("'s")
-        is_name = (tok[0].isupper() and not start and low not in _MONTHS_DAYS) or (
+        is_name = (tok[0].isupper() and (not start or tok.endswith(("'s", "’s")))
+                   and low not in _MONTHS_DAYS and low not in _NOT_OWNERS) or (
             "/" in tok and any(c.isupper() for c in tok)) or tok.endswith("#")
         if first_sentence and not seen_verb:
             if (low in _VERBISH and not tok_before.lower().endswith("'s")) or (not start and not tok[0].isupper()
@@ -385,6 +393,8 @@ def slot_changes(a: Statement, b: Statement) -> list[str]:
             slots_b.setdefault(key, set()).add(name)
         for key in sorted(set(slots_a) & set(slots_b)):
             va, vb = slots_a[key], slots_b[key]
+            if len(va) > 1 or len(vb) > 1:
+                continue  # "UPS Standard for Japan" / "DHL for Europe": a scope and a value
             if not (va & vb) and not _nested(va, vb):
                 out.append(f"{word[key]}: {', '.join(sorted(va))} vs {', '.join(sorted(vb))}")
     if a.holder and b.holder and not same_holder(a.holder, b.holder):
