@@ -213,3 +213,12 @@ def test_a_name_for_the_same_place_changing_is_still_an_update():
     found = _change("Deliveries for the client go to the Harbour Street office.",
                     "Deliveries for the client now go to the Mill Lane office.", 0.79)
     assert found is not None and found.kind == "change"
+
+
+def test_two_scopes_are_two_subjects():
+    found = _change("Desk bookings for Monday open at 9:00.",
+                    "Desk bookings for Tuesday open at 12:30.", 0.9)
+    assert found is None or found.kind != "change", found
+    found = _change("Desk bookings for Tuesday open at 9:00.",
+                    "Desk bookings for Tuesday open at 12:30.", 0.9)
+    assert found is not None and found.kind == "change"

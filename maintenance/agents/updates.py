@@ -81,6 +81,9 @@ def change_between(a: Statement, b: Statement, cosine: float,
         return Relation("distinct", f"different events ({found.detail})")
     if _ADDITIVE.search(a.text) or _ADDITIVE.search(b.text):
         return None  # "has pets including another cat named Bailey" adds, replaces nothing
+    sa, sb = _scopes(a.text), _scopes(b.text)
+    if sa and sb and not sa & sb:
+        return None  # "Desk bookings for Monday ..." / "... for Tuesday ...": two scopes
     explicit = a.update_word or b.update_word or bool(a.switched_from or b.switched_from)
     if not polarity and not explicit and (
             _activity(a) or _activity(b) or _long(a) or _long(b) or _opinion(a) or _opinion(b)):
@@ -129,6 +132,15 @@ def _long(st: Statement) -> bool:
     from memmaint.maintenance.agents.samefact import MAX_ATTRIBUTE_WORDS, content_words
 
     return len(content_words(st.text)) > MAX_ATTRIBUTE_WORDS
+
+
+_SCOPE = re.compile(r"\bfor\s+([A-Z][\w/+.-]*(?:\s+[A-Z][\w/+.-]*)*)")
+
+
+def _scopes(text: str) -> set[str]:
+    """What "for X" restricts a statement to, when X is a name ("for Japan", "for Monday");
+    not "for the user"."""
+    return {m.group(1).lower().rstrip(".") for m in _SCOPE.finditer(text)}
 
 
 def _changes(st: Statement) -> bool:
