@@ -202,9 +202,9 @@ def test_bad_outputs_and_config_exit_2_before_any_write(cli, setup, tmp_path, fi
     db, fast, _ = setup
     before = file_state(db)
     bad_r = tmp_path / "r0.toml"
-    bad_r.write_text(FAST_TOML.replace("[clustering.hdbscan]\nmin_cluster_size = 2",
-                                       "[clustering]\nalgorithm = 'genkt'\n"
-                                       "[clustering.genkt]\nR = 0.0"), encoding="utf-8")
+    bad_r.write_text(FAST_TOML.replace('algorithm = "hdbscan"', "algorithm = 'genkt'").replace(
+        "[clustering.hdbscan]\nmin_cluster_size = 2", "[clustering.genkt]\nR = 0.0"),
+        encoding="utf-8")
     cases = [("--html", tmp_path / "missing" / "r.html", "does not exist"),
              ("--report", tmp_path / "missing" / "r.json", "does not exist"),
              ("--report", tmp_path, "is a directory")]

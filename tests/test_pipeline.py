@@ -110,7 +110,8 @@ def test_bad_weights(pool, weights, message):
 
 
 def test_make_clusterer_from_config():
-    cfg = ClusteringConfig(hdbscan=HDBSCANConfig(min_cluster_size=9, min_samples=2,
+    cfg = ClusteringConfig(algorithm="hdbscan",
+                           hdbscan=HDBSCANConfig(min_cluster_size=9, min_samples=2,
                                                  cluster_selection_epsilon=0.5,
                                                  cluster_selection_method="leaf"))
     c = make_clusterer(cfg)

@@ -323,7 +323,7 @@ def _pairs_store(path):
 
 
 ALL_NOISE = {"embedding.model": "hashing", "embedding.dim": 64, "reduction.method": "pca",
-             "clustering.hdbscan.min_cluster_size": 20}
+             "clustering.algorithm": "hdbscan", "clustering.hdbscan.min_cluster_size": 20}
 
 
 @pytest.mark.parametrize("executor", [None, "threads"])

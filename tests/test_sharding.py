@@ -22,7 +22,8 @@ from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.job.executors import ThreadExecutor
 
 CFG = config_from_dict({"reduction": {"method": "none"},
-                        "clustering": {"hdbscan": {"min_cluster_size": 5}}})
+                        "clustering": {"algorithm": "hdbscan",
+                                       "hdbscan": {"min_cluster_size": 5}}})
 
 
 def blobs(n_blobs: int, size: int, dim: int = 16, spread: float = 0.04,

@@ -211,8 +211,9 @@ class GenKTConfig:
 
 @dataclass(frozen=True)
 class LinkageConfig:
-    """Average linkage on cosine distance in the embedding space (``algorithm = "linkage"``,
-    ``memmaint.clustering.linkage``; issue #35)."""
+    """Average linkage on cosine distance, cut where the pool says (``algorithm = "linkage"``).
+
+    ``memmaint.clustering.linkage`` (issue #35): it clusters the embeddings themselves."""
 
     cut_mode: str = _opt("pool", choices=("pool", "fixed"), doc=(
         "pool: merge down to the pool's median pair cosine + cut_z robust sd; fixed: to cut"))
@@ -224,7 +225,7 @@ class LinkageConfig:
 
 @dataclass(frozen=True)
 class ClusteringConfig:
-    algorithm: str = _opt("hdbscan", registry="clustering.algorithm")
+    algorithm: str = _opt("linkage", registry="clustering.algorithm")
     singleton_cos: float = _opt(-1.0, constraint=Interval(Real, -1, 1, closed="both"), doc=(
         "one-off guard: a memory whose best cosine to any other memory of its namespace, "
         "in the original embedding space, is below this is noise (-1) whatever the "
