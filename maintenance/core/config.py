@@ -211,16 +211,13 @@ class GenKTConfig:
 
 @dataclass(frozen=True)
 class LinkageConfig:
-    """Average linkage on cosine distance, cut where the pool says (``algorithm = "linkage"``).
-
-    ``memmaint.clustering.linkage`` (issue #35): it clusters the embeddings themselves."""
+    """Average linkage on cosine distance, cut where the pool says (``algorithm = "linkage"``)."""
 
     cut_mode: str = _opt("pool", choices=("pool", "fixed"), doc=(
         "pool: merge down to the pool's median pair cosine + cut_z robust sd; fixed: to cut"))
     cut_z: float = _opt(1.25, constraint=Interval(Real, -10, 10, closed="both"))
     cut: float = _opt(0.3, constraint=Interval(Real, -1, 1, closed="both"))
-    recut_above: int = _opt(60, constraint=_COUNT_2, doc=(
-        "pool: a larger cluster is cut again where its own members say"))
+    recut_above: int = _opt(60, constraint=_COUNT_2, doc="pool: a bigger cluster is re-cut on its own")
 
 
 @dataclass(frozen=True)
