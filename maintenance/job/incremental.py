@@ -211,7 +211,7 @@ def time_sweep(memories: Sequence[Memory], state: NamespaceState, srow: np.ndarr
     out = ((usage[:, :2] != old[:, :2]).any(axis=1) | (usage[:, 1] > 0)
            | ((usage[:, 2] > 0) != (old[:, 2] > 0)))
     min_age = agents.noise_min_age_days
-    for i in np.flatnonzero(~out):
+    for i in np.flatnonzero(~out).tolist():
         m = memories[i]
         out[i] = (verdict(freshness(m, now, ttl)) != verdict(freshness(m, then, ttl))
                   or bool(noise[i]) and ((age_days(m, now) >= min_age)
@@ -245,8 +245,8 @@ def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray
     sizes = np.bincount(labels[labels >= 0]) if (labels >= 0).any() else np.zeros(0, int)
     noise = (labels < 0) | (sizes[np.maximum(labels, 0)] == 1) if sizes.size else labels < 0
     swept = np.zeros(n, dtype=bool)
-    swept[unchanged] = time_sweep([memories[i] for i in np.flatnonzero(unchanged)], state,
-                                  srow[unchanged], noise[unchanged], config, now)
+    still = [memories[i] for i in np.flatnonzero(unchanged).tolist()]
+    swept[unchanged] = time_sweep(still, state, srow[unchanged], noise[unchanged], config, now)
     touched: set[int] = set(labels[changed & known & (labels >= 0)].tolist())
     touched.update(state.labels[removed][state.labels[removed] >= 0].tolist())
     touched.update(labels[swept & (labels >= 0)].tolist())
@@ -293,6 +293,8 @@ class Incremental:
     states: dict[str, NamespaceState]
     key: str
     model_id: str
+    #: the whole pool's labels and reduced maps after planning (set by the job)
+    final: tuple[np.ndarray, dict[str, Any]] = (np.zeros(0, dtype=np.int64), {})
 
     def sub_rows(self, pool: Pool) -> np.ndarray:
         """Pool rows that go through the stages: whole namespaces run in full, the placed

@@ -242,16 +242,17 @@ def _evaluate(name: str, whole: Pool, config: Config, agents_config: Config,
             moved = int(np.count_nonzero(clustered.labels != before))
             st.detail["regrouped"] = int(st.detail.get("regrouped", 0)) + moved
     from memmaint.maintenance.agents.outcome_rules import group_outcome_siblings
-
-    assert pool.vectors is not None  # embedded before clustering
-    clustered.labels = group_outcome_siblings(  # no-op for memories without outcome history
-        pool.memories, clustered.labels, pool.vectors, agents_config.agents,
-        to_utc(now) if now is not None else utcnow(), pool.by_namespace.values())
     from memmaint.maintenance.agents.updates import group_updates
 
-    clustered.labels = group_updates(  # an update and what it replaces are planned together
-        pool.memories, clustered.labels, pool.vectors, agents_config.agents,
-        pool.by_namespace.values())
+    assert pool.vectors is not None  # embedded before clustering
+    with stages(f"{prefix}cluster"):  # timed as clustering, as the regrouping: outcome
+        # siblings and updates join the clusters of what they answer or replace
+        clustered.labels = group_outcome_siblings(  # no-op without outcome history
+            pool.memories, clustered.labels, pool.vectors, agents_config.agents,
+            to_utc(now) if now is not None else utcnow(), pool.by_namespace.values())
+        clustered.labels = group_updates(  # an update and what it replaces, planned together
+            pool.memories, clustered.labels, pool.vectors, agents_config.agents,
+            pool.by_namespace.values())
     _split_for_planner(pool, clustered, agents_config, stages, prefix)
     n_groups = sum(len(set(lab[lab >= 0].tolist())) + int(np.count_nonzero(lab < 0))
                    for lab in (clustered.labels[i] for i in pool.by_namespace.values()))
