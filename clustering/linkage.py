@@ -23,10 +23,11 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from memmaint.clustering._estimators import parameter_constraints, validate_params
 from memmaint.clustering.history import MergeHistory
-from memmaint.maintenance.core.config import LinkageConfig
+from memmaint.maintenance.core.config import ClusteringConfig, LinkageConfig
 from memmaint.maintenance.core.errors import InputError
 
-__all__ = ["EXACT_MAX", "PAIR_SAMPLE", "LinkageClusterer", "pair_cosines", "pool_cut"]
+__all__ = ["EXACT_MAX", "PAIR_SAMPLE", "LinkageClusterer", "linkage_from_config", "pair_cosines",
+           "pool_cut"]
 
 _DEFAULT = LinkageConfig()
 #: up to this many memories one exact average-linkage tree (n^2 / 2 distances, 100 MB at
@@ -220,3 +221,10 @@ class LinkageClusterer(ClusterMixin, BaseEstimator):
                     sample_weight: Any = None) -> np.ndarray:
         """Cluster and return the int64 labels (weights are not used)."""
         return self.fit(X, embeddings=embeddings).labels_
+
+
+def linkage_from_config(config: ClusteringConfig) -> LinkageClusterer:
+    """The ``linkage`` entry of the clusterer registry (``[clustering.linkage]``)."""
+    c = config.linkage
+    return LinkageClusterer(cut_mode=c.cut_mode, cut_z=c.cut_z, cut=c.cut,
+                            recut_above=c.recut_above)

@@ -153,15 +153,6 @@ def hdbscan_from_config(config: ClusteringConfig) -> Clusterer:
                             scale_quantile=c.scale_quantile)
 
 
-def linkage_from_config(config: ClusteringConfig) -> Clusterer:
-    """The ``linkage`` entry of the clusterer registry (issue #35)."""
-    from memmaint.clustering.linkage import LinkageClusterer
-
-    c = config.linkage
-    return LinkageClusterer(cut_mode=c.cut_mode, cut_z=c.cut_z, cut=c.cut,
-                            recut_above=c.recut_above)
-
-
 def genkt_from_config(config: ClusteringConfig) -> Clusterer:
     """The ``genkt`` entry of the clusterer registry."""
     c = config.genkt
