@@ -456,6 +456,7 @@ _UMAP = (("reduction.method", ("umap",)),)
 _TSNE = (("reduction.method", ("tsne",)),)
 _HDB = (("clustering.algorithm", ("hdbscan",)),)
 _KT = (("clustering.algorithm", ("genkt",)),)
+_LINK = (("clustering.algorithm", ("linkage",)),)
 
 
 def default_space() -> SearchSpace:
@@ -481,7 +482,8 @@ def default_space() -> SearchSpace:
         Param("reduction.min_dist", "float", low=0.0, high=0.5, step=0.1, when=_UMAP),
         Param("reduction.metric", "categorical", choices=("cosine", "euclidean"), when=_UMAP),
         Param("reduction.perplexity", "float", low=5.0, high=45.0, step=10.0, when=_TSNE),
-        Param("clustering.algorithm", "categorical", choices=("hdbscan", "genkt")),
+        Param("clustering.algorithm", "categorical", choices=("hdbscan", "genkt", "linkage")),
+        Param("clustering.linkage.cut_z", "float", low=0.0, high=2.5, step=0.25, when=_LINK),
         Param("clustering.hdbscan.min_cluster_size", "int", low=2, high=50, log=True,
               when=_HDB),
         Param("clustering.hdbscan.min_samples", "int", low=1, high=30, log=True, when=_HDB),
