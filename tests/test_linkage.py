@@ -183,3 +183,21 @@ def test_a_namespace_in_one_cluster_gets_a_report_line_and_a_warning():
     assert "\n" not in warnings[0]
     assert largest_shares(pool, np.full(65, -1)) == {"big": 0.0, "fine": 0.0, "small": 0.0}
     assert Config().clustering.algorithm in ("hdbscan", "linkage")
+
+
+def test_tune_prints_each_corpus_gap_to_its_oracle(capsys):
+    from types import SimpleNamespace
+
+    from memmaint.optimize.cli import _transfer_views
+    from memmaint.optimize.objective import LabelledPool
+
+    pools, figs = [], []
+    for k, name in enumerate(["a-pc2-oo0-s0", "b-pc4_6-oo0-s0"]):
+        E, truth = _topics(20 + k, 1, 5, 4, domain=0.0)
+        pools.append(LabelledPool(name, E, truth, np.ones(len(truth))))
+        figs.append({"pool": name, "recall": 0.5, "precision": 0.9, "oneoffs_alone": None})
+    trial = SimpleNamespace(number=7, user_attrs={"pools": figs, "params": {}})
+    _transfer_views(SimpleNamespace(trials=[trial]), 0.25, False, pools, best=7)
+    out = capsys.readouterr().out
+    assert "trial #7 per corpus against its oracle" in out
+    assert "| a | 1 | 0.50 |" in out and "| 1.00 | -0.50 | **no** |" in out
