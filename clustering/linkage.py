@@ -82,6 +82,7 @@ def _exact_tree(E: np.ndarray) -> np.ndarray:
     from scipy.spatial.distance import pdist
 
     d = pdist(E, "cosine")  # the condensed n (n - 1) / 2 distances, no n x n matrix
+    np.nan_to_num(d, copy=False, nan=1.0)  # a zero row: cosine 0 to every other row
     np.clip(d, 0.0, 2.0, out=d)
     return linkage(d, "average")
 

@@ -79,6 +79,8 @@ def test_linkage_finds_the_topics_and_leaves_lone_memories_as_noise():
     fixed = LinkageClusterer(cut_mode="fixed", cut=0.999).fit(E)
     assert (fixed.labels_ == -1).all() and fixed.cut_ == 0.999
     assert LinkageClusterer().fit(E[:1]).labels_.tolist() == [-1]
+    zero = np.vstack([E, np.zeros((2, E.shape[1]))])  # zero rows: alone, no NaN distance
+    assert (LinkageClusterer().fit(zero).labels_[-2:] == -1).all()
 
 
 def test_large_clusters_are_cut_again_where_their_members_say():
