@@ -112,7 +112,7 @@ def test_relative_radius_is_recorded_and_used():
 def test_min_cluster_size_two_clusters_pairs():
     # 2 paraphrases per class: the case the old default (min_cluster_size 5) collapses on
     X, _E = _blobs(3, n_classes=8, per=2)
-    labels = make_clusterer(ClusteringConfig(hdbscan=HDBSCANConfig(
+    labels = make_clusterer(ClusteringConfig(algorithm="hdbscan", hdbscan=HDBSCANConfig(
         min_cluster_size=2, min_samples=1, cluster_selection_method="leaf"))).fit_predict(X)
     assert len(set(labels[labels >= 0])) >= 6
 
