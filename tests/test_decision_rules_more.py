@@ -222,3 +222,23 @@ def test_two_scopes_are_two_subjects():
     found = _change("Desk bookings for Tuesday open at 9:00.",
                     "Desk bookings for Tuesday open at 12:30.", 0.9)
     assert found is not None and found.kind == "change"
+
+
+def test_neighbour_pairs_match_a_slow_reference():
+    """Each memory with its k nearest others at cosine >= the floor (ties to the lower row),
+    computed in blocks, is the pair set a plain double loop finds."""
+    from memmaint.maintenance.agents.updates import NEIGHBOURS, _neighbour_pairs
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(300, 6)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    rows = np.arange(1000, 1300)
+    want = set()
+    sims = x @ x.T
+    for i in range(len(x)):
+        cand = [j for j in range(len(x)) if j != i and sims[i, j] >= 0.4]
+        cand.sort(key=lambda j: (-sims[i, j], j))
+        for j in cand[:NEIGHBOURS]:
+            a, b = int(rows[i]), int(rows[j])
+            want.add((min(a, b), max(a, b)))
+    assert _neighbour_pairs(x, rows) == want

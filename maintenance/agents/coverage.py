@@ -47,6 +47,7 @@ sources that use one must all date from the newest source's day. Pure functions.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -161,6 +162,7 @@ for _group in _SYNONYM_GROUPS:
         _SYNONYMS[_stem_word(_word)] = _stem_word(_group[0])
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """The matching key of a content word: lower-cased, lightly stemmed, synonyms folded."""
     s = _stem_word(word.lower())
@@ -219,6 +221,11 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
 
 def units(text: str) -> list[Unit]:
     """The content units of ``text`` in reading order (see the module docstring)."""
+    return list(_units(text))
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _units(text: str) -> tuple[Unit, ...]:
     toks = _tokens(text)
     out: list[Unit] = []
     i = 0
@@ -254,7 +261,7 @@ def units(text: str) -> list[Unit]:
             out.append(Unit("name", low, tok))
         else:
             out.append(Unit("word", stem(low), tok))
-    return out
+    return tuple(out)
 
 
 def sentences(text: str) -> list[str]:

@@ -232,7 +232,8 @@ _ASIDE = re.compile(r",\s*(?:as|according to|says|said|per)\b[^.;!?]*", re.IGNOR
 _BE_VERBS = frozenset(("is", "are", "was", "were", "be", "has", "have", "had"))
 
 
-def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
+def value_change(a_text: str, b_text: str, cosine: float, *,
+                 statements: tuple[Statement, Statement] | None = None) -> str | None:
     """A changed value that the name slots of :mod:`~memmaint.maintenance.agents.slots` do
     not read (``None``: none found). Both must be said of one holder (a possessed noun,
     "Tom's *sister*", must be the other's attribute word) and agree on negations:
@@ -252,7 +253,7 @@ def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
 
     if cosine < UPDATE_VERB_COSINE:
         return None
-    st_a, st_b = statement(a_text), statement(b_text)
+    st_a, st_b = statements or (statement(a_text), statement(b_text))  # the caller's, if any
     if not same_holder(st_a.holder, st_b.holder) or st_a.ids != st_b.ids:
         return None
     ua, ub = units(a_text), units(b_text)
@@ -267,8 +268,10 @@ def value_change(a_text: str, b_text: str, cosine: float) -> str | None:
         owned = x.holder.split("/")[1] if "/" in x.holder else ""
         if owned in ENTITIES and not _fuzzy_in(owned, other):
             return None  # "Tom's sister lives in Porto" is not said of Tom
-    na = _value_names(statement(_ASIDE.sub("", a_text))) - holder
-    nb = _value_names(statement(_ASIDE.sub("", b_text))) - holder
+    na = _value_names(statement(_ASIDE.sub("", a_text)) if _ASIDE.search(a_text) else st_a) \
+        - holder
+    nb = _value_names(statement(_ASIDE.sub("", b_text)) if _ASIDE.search(b_text) else st_b) \
+        - holder
     # a name both state is what they share; a slashed name's parts ("America" of
     # "America/Chicago" and "America/Toronto") are not
     common = (_value_names(st_a) & _value_names(st_b)) - holder

@@ -24,6 +24,7 @@ The rule agents decide a pair *before* they think of merging it. Three tests rea
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -214,6 +215,7 @@ def _names(token: str) -> list[str]:
         [token.lower()] if "/" in token else [])
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def statement(text: str) -> Statement:
     """The :class:`Statement` of one memory text."""
     toks = _TOKEN.findall(text.replace("’", "'"))

@@ -68,7 +68,7 @@ def change_between(a: Statement, b: Statement, cosine: float,
                      strict_threshold=cfg.conflict_strict_threshold,
                      same_cosine=cfg.conflict_cosine)
     if found is None:
-        why = value_change(a.text, b.text, cosine)
+        why = value_change(a.text, b.text, cosine, statements=(a, b))
         found = Relation("change", why) if why else None
     if found is None or found.kind != "change":
         return found
@@ -263,14 +263,22 @@ def _neighbour_pairs(unit: np.ndarray, rows: np.ndarray, *,
     n = len(rows)
     k = min(NEIGHBOURS, n - 1)
     for start in range(0, n, 1024):
-        block = unit[start:start + 1024] @ unit.T
-        for off, sims in enumerate(block):
-            i = start + off
-            sims[i] = -np.inf
-            top = np.argpartition(-sims, k - 1)[:k] if k < n - 1 else np.argsort(-sims)[:k]
+        block = unit[start:start + 1024] @ unit.T  # float32 rows: half the memory traffic
+        block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf
+        above = block >= floor
+        counts = above.sum(axis=1)
+        # only the others above the floor can be among a row's k nearest that count; ties at
+        # the k-th go to the lower index
+        for off in np.flatnonzero(counts).tolist():
+            sims = block[off]
+            cand = np.flatnonzero(above[off])
+            if len(cand) > k:  # the k nearest of those above the floor
+                cand = cand[np.argsort(-sims[cand], kind="stable")[:k]]
+            top = cand
+            a = int(rows[start + off])
             for j in top.tolist():
                 if sims[j] >= floor:
-                    a, b = int(rows[i]), int(rows[j])
+                    b = int(rows[j])
                     out.add((a, b) if a < b else (b, a))
     return out
 
@@ -295,10 +303,11 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
         rows = np.asarray(rows, dtype=np.int64)
         if len(rows) < 2:
             continue
+        st_of = {r: statement(memories[r].text) for r in rows.tolist()}
         stmts: dict[int, Statement] = {}
         buckets: dict[tuple[str, ...], list[int]] = {}
         for r in rows.tolist():
-            st = statement(memories[r].text)
+            st = st_of[r]
             if not (st.slots or st.switched_from or st.names):
                 continue
             stmts[r] = st
@@ -318,8 +327,7 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
         unit = vecs[rows] / np.maximum(np.linalg.norm(vecs[rows], axis=1, keepdims=True),
                                        1e-12)
         pos = {int(r): k for k, r in enumerate(rows.tolist())}
-        st_of = {r: stmts.get(r) or statement(memories[r].text) for r in rows.tolist()}
-        same_pairs = _neighbour_pairs(unit, rows)
+        same_pairs = _neighbour_pairs(unit.astype(np.float32), rows)
         pairs.update(same_pairs)
         next_label = int(out[rows].max(initial=-1)) + 1
         for a, b in sorted(pairs):
