@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from datetime import timedelta
 
 import pytest
@@ -29,7 +30,7 @@ TOPICS = [
 
 
 def cfg(**over):
-    data = {k: dict(v) for k, v in FAST.items()}
+    data = copy.deepcopy(FAST)  # a nested section ("hdbscan") must not be shared with FAST
     for dotted, value in over.items():
         section, key = dotted.split("__", 1)
         node = data.setdefault(section, {})
