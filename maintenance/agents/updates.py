@@ -12,6 +12,12 @@ decision reversed) is decided here:
   (``CONFLICT``) and both stay active: a policy cannot know which is true;
 - ``importance`` and ``outcome`` let that signal pick the winner, the others as tie-breaks.
 
+Not every "change" the readers find is an update (:func:`change_between` filters them): two
+reports of past events are two events unless one says it changed or reversed something; an
+additive statement ("another cat") replaces nothing; two scopes ("for Monday" / "for
+Tuesday") are two subjects; an activity, an attitude, a report or a long observation takes
+no new value unless it says so ("now", "switched", "instead").
+
 Updates often sit at a low cosine to what they replace ("The user now works at Globex." is at
 0.41 to "The user works at Acme as a data engineer."), below any clustering or regrouping
 threshold, so the job calls :func:`group_updates` before planning: memories that fill the same
