@@ -137,8 +137,10 @@ def phase_run(db: str, config_path: str) -> dict:
     }
 
 
-def _child(args: list[str]) -> dict:
-    cmd = [sys.executable, __file__, *args]
+def run_phase(script: str, args: list[str]) -> dict:
+    """Run ``script`` with ``args`` in its own process and read the JSON line it prints last
+    (plus ``process_wall``); a failed phase stops the benchmark with its stderr."""
+    cmd = [sys.executable, script, *args]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
@@ -147,6 +149,10 @@ def _child(args: list[str]) -> dict:
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     out["process_wall"] = time.perf_counter() - t0
     return out
+
+
+def _child(args: list[str]) -> dict:
+    return run_phase(__file__, args)
 
 
 def main() -> None:

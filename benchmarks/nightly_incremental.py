@@ -90,15 +90,7 @@ def agreement(full: dict[str, str], inc: dict[str, str], pool: int) -> dict[str,
 
 
 def _child(args: list[str]) -> dict:
-    cmd = [sys.executable, __file__, *args]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stderr[-4000:])
-        raise SystemExit(f"phase {args[:2]} failed with exit code {proc.returncode}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out["process_wall"] = time.perf_counter() - t0
-    return out
+    return nightly.run_phase(__file__, args)
 
 
 def _nightly(args: list[str]) -> dict:
