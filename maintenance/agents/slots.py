@@ -249,8 +249,10 @@ def statement(text: str) -> Statement:
                    and low not in _MONTHS_DAYS and low not in _NOT_OWNERS) or (
             "/" in tok and any(c.isupper() for c in tok)) or tok.endswith("#")
         if first_sentence and not seen_verb:
-            if (low in _VERBISH and not tok_before.lower().endswith("'s")) or (not start and not tok[0].isupper()
-                                   and low.endswith("ed") and subject_words) or (
+            after_owner = tok_before.lower().endswith("'s")  # "Sofia's work laptop"
+            if (low in _VERBISH and not after_owner) or (
+                    not start and not tok[0].isupper() and low.endswith("ed")
+                    and subject_words) or (
                     _third_person(tok, n_first, first_tok)) or (
                     _verb_after_noun(tok, tok_before, subject_words)):
                 seen_verb = verb_found = True
