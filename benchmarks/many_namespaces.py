@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -54,24 +53,11 @@ def phase_build(db: str, k: int, per: int, seed: int, fresh: bool) -> dict:
 
 
 def _child(args: list[str]) -> dict:
-    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
-                          check=False)
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stderr[-4000:])
-        raise SystemExit(f"phase {args[:2]} failed with exit code {proc.returncode}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return nightly.run_phase(__file__, args)
 
 
 def _run_child(args: list[str]) -> dict:
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, nightly_incremental.__file__, *args],
-                          capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stderr[-4000:])
-        raise SystemExit(f"run {args} failed with exit code {proc.returncode}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out["process_wall"] = time.perf_counter() - t0
-    return out
+    return nightly.run_phase(nightly_incremental.__file__, args)
 
 
 def main() -> None:

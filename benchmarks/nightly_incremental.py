@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -95,12 +94,7 @@ def _child(args: list[str]) -> dict:
 
 def _nightly(args: list[str]) -> dict:
     """A phase of nightly.py (build, add) in its own process."""
-    proc = subprocess.run([sys.executable, nightly.__file__, *args], capture_output=True,
-                          text=True, check=False)
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stderr[-4000:])
-        raise SystemExit(f"nightly.py {args[:2]} failed with exit code {proc.returncode}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return nightly.run_phase(nightly.__file__, args)
 
 
 def _row(name: str, r: dict) -> str:
