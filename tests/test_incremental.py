@@ -197,31 +197,7 @@ def test_applied_incremental_runs_keep_the_state_right(db):
 def test_llm_is_called_only_for_the_touched_clusters(tmp_path):
     """An OpenAI-compatible stub on 127.0.0.1 that keeps what it is sent: a full run calls it
     for every cluster of two or more, the incremental night for the touched one."""
-    import re
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    calls: list[list[str]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
-            ids = re.findall(r'"id": "([^"]+)"', prompt)
-            calls.append(ids)
-            plan = {"actions": [{"type": "keep", "memory_ids": [i], "target_ids": [],
-                                 "text": "", "reason": "distinct"} for i in ids]}
-            data = json.dumps({"choices": [{"message": {"role": "assistant",
-                                                        "content": json.dumps(plan)}}],
-                               "usage": {"prompt_tokens": 10, "completion_tokens": 1}}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
+    from openai_stub_server import StubServer, keep_all, prompt_ids
 
     words = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "su", "ta") for b in ("ri", "vo", "pe")]
     topics = [" ".join(words[(k + j) % len(words)] * (j + 1) for j in range(5))
@@ -230,12 +206,10 @@ def test_llm_is_called_only_for_the_touched_clusters(tmp_path):
     mems = [Memory(text=t, id=f"t{k}-{c}", namespace="ns", created_at=when)
             for k, t in enumerate(topics) for c in range(3)]
     path = tmp_path / "llm.db"
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with StubServer(keep_all) as stub:
+        calls = stub.requests  # every request body, in order
         config = inc_cfg(agents__backend="llm", reduction__method="none",
-                         llm__base_url=f"http://127.0.0.1:{server.server_address[1]}/v1",
-                         llm__api_key_env="MEMMAINT_TEST_NO_SUCH_KEY")
+                         llm__base_url=stub.url, llm__api_key_env="MEMMAINT_TEST_NO_SUCH_KEY")
         with SQLiteStore(path) as store:
             store.add_memories(mems)
             first = run_job(store, config)
@@ -248,11 +222,8 @@ def test_llm_is_called_only_for_the_touched_clusters(tmp_path):
         calls.clear()
         inc, _ = plan_of(path, config)
         n_inc = len(calls)
-    finally:
-        server.shutdown()
-        server.server_close()
     mode = inc.apply["incremental"]["ns"]
     assert mode["mode"] == "incremental" and mode["touched_clusters"] == 1
     assert (full.primary.llm_calls, inc.primary.llm_calls) == (n_full, n_inc)
     assert n_inc == 1 and n_full >= 10
-    assert sorted(calls[0]) == sorted(["t0-0", "t0-1", "t0-2", "new-0", "new-1"])
+    assert sorted(prompt_ids(calls[0])) == sorted(["t0-0", "t0-1", "t0-2", "new-0", "new-1"])
