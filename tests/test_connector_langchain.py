@@ -80,6 +80,17 @@ def documents(path: Path, embeddings: Embeddings) -> dict[str, tuple[str, dict[s
     return out
 
 
+def run_memmaint(tmp_path: Path, url: str) -> str:
+    """``memmaint run`` on ``url`` with the MiniLM config; the run's id."""
+    config = tmp_path / "minilm.toml"
+    config.write_text(CONFIG)
+    report = tmp_path / "report.json"
+    run = CliRunner().invoke(main, ["run", "--db", url, "--config", str(config), "--report",
+                                    str(report)], catch_exceptions=False)
+    assert run.exit_code == 0, run.output
+    return str(json.loads(report.read_text())["run_id"])
+
+
 def test_a_langchain_chroma_collection_reads_with_langchain_after_a_run(tmp_path: Path) -> None:
     """After a run every surviving document keeps its id, its text or the merged text, and
     its metadata keys and types (what LangChain's reader returns); the newer fact by the
@@ -94,14 +105,9 @@ def test_a_langchain_chroma_collection_reads_with_langchain_after_a_run(tmp_path
         ids=[mid for mid, _, _ in DOCS])
     before = documents(path, embeddings)
     assert set(before) == {mid for mid, _, _ in DOCS}
-    config = tmp_path / "minilm.toml"
-    config.write_text(CONFIG)
     url = (f"chroma://{path}?collection={COLLECTION}&model=minilm"
            f"&sidecar={tmp_path / 'sidecar.db'}")
-    report = tmp_path / "report.json"
-    run = CliRunner().invoke(main, ["run", "--db", url, "--config", str(config), "--report",
-                                    str(report)], catch_exceptions=False)
-    assert run.exit_code == 0, run.output
+    run_id = run_memmaint(tmp_path, url)
 
     after = documents(path, embeddings)
     assert set(after) < set(before)
@@ -112,9 +118,7 @@ def test_a_langchain_chroma_collection_reads_with_langchain_after_a_run(tmp_path
         assert {k: (type(v), v) for k, v in metadata.items()} == \
             {k: (type(v), v) for k, v in before[mid][1].items()}
 
-    undo = CliRunner().invoke(main, ["undo", "--db", url,
-                                     json.loads(report.read_text())["run_id"]],
-                              catch_exceptions=False)
+    undo = CliRunner().invoke(main, ["undo", "--db", url, run_id], catch_exceptions=False)
     assert undo.exit_code == 0, undo.output
     assert documents(path, embeddings) == before
 
@@ -171,14 +175,9 @@ def test_a_langchain_qdrant_collection_reads_with_langchain_after_a_run(tmp_path
     every = list(ids.values())
     before = qdrant_documents(path, embeddings, every)
     assert set(before) == set(every)
-    config = tmp_path / "minilm.toml"
-    config.write_text(CONFIG)
     url = (f"qdrant://{path}?collection={COLLECTION}&text_key=page_content&model=minilm"
            f"&sidecar={tmp_path / 'sidecar.db'}")
-    report = tmp_path / "report.json"
-    run = CliRunner().invoke(main, ["run", "--db", url, "--config", str(config), "--report",
-                                    str(report)], catch_exceptions=False)
-    assert run.exit_code == 0, run.output
+    run_id = run_memmaint(tmp_path, url)
 
     after = qdrant_documents(path, embeddings, every)
     assert set(after) < set(before)
@@ -189,8 +188,6 @@ def test_a_langchain_qdrant_collection_reads_with_langchain_after_a_run(tmp_path
         assert {k: (type(v), v) for k, v in metadata.items()} == \
             {k: (type(v), v) for k, v in before[pid][1].items()}
 
-    undo = CliRunner().invoke(main, ["undo", "--db", url,
-                                     json.loads(report.read_text())["run_id"]],
-                              catch_exceptions=False)
+    undo = CliRunner().invoke(main, ["undo", "--db", url, run_id], catch_exceptions=False)
     assert undo.exit_code == 0, undo.output
     assert qdrant_documents(path, embeddings, every) == before
