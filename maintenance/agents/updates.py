@@ -31,7 +31,12 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from memmaint.maintenance.agents.samefact import UPDATE_VERB_COSINE, value_change
+from memmaint.maintenance.agents.samefact import (
+    MAX_ATTRIBUTE_WORDS,
+    UPDATE_VERB_COSINE,
+    content_words,
+    value_change,
+)
 from memmaint.maintenance.agents.slots import (
     UPDATE_WORDS,
     Relation,
@@ -135,8 +140,6 @@ def _activity(st: Statement) -> bool:
 
 
 def _long(st: Statement) -> bool:
-    from memmaint.maintenance.agents.samefact import MAX_ATTRIBUTE_WORDS, content_words
-
     return len(content_words(st.text)) > MAX_ATTRIBUTE_WORDS
 
 
