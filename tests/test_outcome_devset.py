@@ -62,3 +62,24 @@ def test_the_serve_history_matches_the_counters_and_never_asks_the_evaluated_que
             assert all(u.namespace == ns for u in dev.uses if u.memory_id.startswith(s.id))
     dev_asked = {u.query for u in load_devset("dev").uses}
     assert dev_asked.isdisjoint({u.query for u in load_devset("validation").uses})
+
+
+@pytest.mark.slow
+def test_dev_figures_with_counters_only_and_with_serve_history(tmp_path):
+    """The dev part's figures in both modes (docs/evaluation.md; about 10 s with MiniLM):
+    counters alone must serve proven advice first where the failed advice is worded closer
+    (20/32 on dev, 9/32 before; the misses are needs whose proven neighbour of another need
+    is closer than their own advice, which counters cannot tell apart), the serve history
+    31/32; neither retires good advice, and the gate still refuses stale-only topics."""
+    from memmaint.maintenance.core.config import Config
+    from memmaint.maintenance.evaluation.common import EvalCache
+    from memmaint.maintenance.evaluation.outcomes import run_outcome_devset
+
+    with EvalCache(tmp_path / "cache.sqlite") as cache:
+        counts = run_outcome_devset([("d", Config())], cache, "dev", history=False).totals("d")
+        served = run_outcome_devset([("d", Config())], cache, "dev", history=True).totals("d")
+    assert counts["good_first"] >= 20 and served["good_first"] >= 31
+    for t in (counts, served):
+        assert t["good_retired"] == 0 and t["bad_retired"] >= 30
+        assert t["stale_refused"] >= 7 and t["control_served"] == 8
+    assert served["off_topic_first"] <= 2

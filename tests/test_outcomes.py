@@ -89,13 +89,14 @@ def test_retrieval_table_agrees_with_the_model(histories):
             for i, (s, f, d) in enumerate(histories)]
     vecs = np.eye(len(pool), 8)[:, :8] if len(pool) <= 8 else None
     r = Retriever(pool, vecs, config=RetrieveConfig(lexical=False))
-    expected, rate = r._outcomes.at(NOW)
+    expected, rate, evidence = r._outcomes.at(NOW)
     cfg = AgentsConfig()
     prior = namespace_prior(pool, NOW, strength=cfg.outcome_prior_strength,
                             half_life_days=cfg.outcome_half_life_days)
     assert rate == pytest.approx(np.full(len(pool), prior.mean))
-    want = [outcome(m, prior, NOW, cfg.outcome_half_life_days).mean for m in pool]
-    assert expected == pytest.approx(want)
+    model = [outcome(m, prior, NOW, cfg.outcome_half_life_days) for m in pool]
+    assert expected == pytest.approx([o.mean for o in model])
+    assert evidence == pytest.approx([o.evidence for o in model])
 
 
 # -- maintenance ---------------------------------------------------------------------------

@@ -182,14 +182,18 @@ def test_outcome_cannot_rescue_an_off_topic_memory():
     assert all(r.outcome_bonus == 0.0 for r in proven)
 
 
-def test_outcome_decides_within_the_band_only():
+def test_a_failure_sinks_by_its_evidence_a_success_lifts_within_the_band():
+    # issue #37: one failure outweighs a query worded closer by 0.45; the counters' pull
+    # off (outcome_counts_evidence huge) leaves the band, which decides within 0.35 only
     good = {"successes": 5}
     bad = {"failures": 1}
-    for gap, expected in ((0.25, "good"), (0.45, "bad")):
+    band_only = RetrieveConfig(lexical=False, outcome_counts_evidence=1e6)
+    for cfg, gap, expected in ((RetrieveConfig(lexical=False), 0.25, "good"),
+                               (RetrieveConfig(lexical=False), 0.45, "good"),
+                               (band_only, 0.25, "good"), (band_only, 0.45, "bad")):
         pool = [mem("good advice", "good", 1, **good), mem("bad advice", "bad", 1, **bad)]
         q, vecs = at_cosines([0.5, 0.5 + gap])
-        res = retrieve("q", pool, vecs, config=RetrieveConfig(lexical=False), now=NOW,
-                       query_vector=q)
+        res = retrieve("q", pool, vecs, config=cfg, now=NOW, query_vector=q)
         assert res.ids[0] == expected, gap
 
 

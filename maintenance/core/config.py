@@ -253,14 +253,12 @@ class AgentsConfig:
         "(memmaint.maintenance.core.outcomes)"))
     outcome_half_life_days: float = _opt(180.0, min=1.0, doc=(
         "outcome model: evidence halves for every this many days since a memory was last used"))
-    outcome_evict_failures: int = _opt(2, min=2, doc=(
-        "evict an unprotected memory with this many failures and no success (one failure "
-        "never evicts)"))
+    outcome_evict_failures: int = _opt(2, min=2, doc="evict an unprotected memory with this "
+                                       "many failures and no success (one never evicts)")
     outcome_supersede_confidence: float = _opt(0.8, min=0.5, max=1.0, doc=(
         "supersede a memory by a sibling when P(it helps less often) reaches this"))
     outcome_sibling_cosine: float = _opt(0.45, min=-1.0, max=1.0, doc=(
-        "cosine from which a memory with outcomes is a sibling of another (the same need); "
-        "siblings are planned in one cluster"))
+        "cosine from which a memory with outcomes is a sibling of another (the same need)"))
     outcome_cluster_sibling_cosine: float = _opt(0.2, min=-1.0, max=2.0, doc=(
         "a cluster-mate that helped more than it failed is a sibling from this cosine (2: "
         "only the nearest neighbour at outcome_sibling_cosine)"))
@@ -399,12 +397,14 @@ class RetrieveConfig:
     outcome: bool = _opt(True, doc="add the outcome bonus: 2 * outcome_band * (expected "
                                    "success - namespace base rate); model in [agents]")
     outcome_band: float = _opt(0.35, min=0.0, max=1.0, doc=(
-        "how far outcome can move a memory, in similarity units: at most 2 * band * (1 - base "
-        "rate) up and 2 * band * base rate down; memories below similarity_floor are never "
-        "lifted"))
+        "how far outcome lifts a memory, in similarity units: at most 2 * band * (1 - base "
+        "rate), only on topic; 2 * band * (expected - base rate) down at least"))
     outcome_weight_evidence: float = _opt(0.5, min=0.01, doc=(
         "serve history: score = (1 - w) * similarity + w * expected success, w = n / (n + "
         "this), n the outcomes of uses for the same question (core.served)"))
+    outcome_counts_evidence: float = _opt(0.1, min=0.01, doc=(
+        "counters alone: a memory below the namespace's base rate scores at most (1 - w) * "
+        "similarity + w * expected success, w = n / (n + this)"))
     route: bool = _opt(False, doc="score only the clusters nearest the query (the last run's "
                                   "routing table)")
     route_clusters: int = _opt(2, min=1, doc="routing: nearest cluster centroids searched")

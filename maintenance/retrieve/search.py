@@ -11,22 +11,24 @@ step's number, so a log line explains why a memory was served:
    for this query and multiplied by ``config.lexical_cap`` (default 0.02). The bonus lies in
    ``[0, lexical_cap]``: it reorders near-ties (two chunks 0.002 apart) and never lifts an
    off-topic memory over a clearly better one. ``base = similarity + lexical``.
-3. **outcome bonus** (``config.outcome``, on by default): ``score = base + bonus`` with
-   ``bonus = 2 * outcome_band * (m - r)``, where ``m`` is the memory's expected success rate
-   under the outcome model (:mod:`memmaint.maintenance.core.outcomes`: a Beta posterior with
-   the namespace's base rate ``r`` as prior, decayed with time since last use) and ``r`` the
-   base rate. A memory with no history gets 0; one that always helps gains up to
-   ``2 * band * (1 - r)``, one that always fails loses up to ``2 * band * r``. So outcome
-   decides between candidates whose similarities are within about ``outcome_band`` (default
-   0.35) of each other, and a memory far less similar (by ``2 * band`` or more) is never
-   lifted by outcome alone; nor is a memory below ``similarity_floor`` (its bonus is capped
-   at 0). With ``r = 0.5``, five successes in five (m = 0.86) against one failure (m = 0.33)
-   is a swing of 0.37; one success against one failure (0.67 against 0.33) a swing of 0.23.
-   The band was chosen on the adversarial scenarios of ``memmaint eval outcomes`` (a set
-   written for this project; docs/evaluation.md has the sensitivity table). A band growing
-   with the counters' evidence was tried and removed (issue #37): on the generated dev set it
-   served proven advice of other needs first, since counters do not say for what a memory
-   helped.
+3. **outcome** (``config.outcome``, on by default), from the counters (``successes``,
+   ``failures``: evidence about the memory in general, not tied to a question). ``m`` is the
+   memory's expected success rate under the outcome model
+   (:mod:`memmaint.maintenance.core.outcomes`: a Beta posterior with the namespace's base rate
+   ``r`` as prior, decayed with time since last use) and ``n`` the decayed outcomes behind it.
+   A memory expected to help *less* often than its namespace (``m < r``) is pulled toward
+   ``m``: ``score = min((1 - w) * base + w * m, base + 2 * outcome_band * (m - r))`` with
+   ``w = n / (n + outcome_counts_evidence)`` (0.1: one failure weighs 0.91), so the evidence,
+   not the wording of the query, decides how far it sinks (one failure at 0.90 scores about
+   0.4). A memory expected to help more often is lifted by ``2 * outcome_band * (m - r)``
+   (five successes in five against ``r = 0.5``: +0.25), and only when it is on topic: at
+   least ``similarity_floor`` and ``relevance_z`` robust deviations above the pool's median
+   cosine (median absolute deviation, which the failed memory worded like the query does not
+   inflate). The lift is the same for every proven memory of like record, so among proven
+   memories similarity still decides, and a good record does not carry an off-topic memory
+   past an on-topic one (issue #37: a lift that grew with the counters' evidence served
+   proven advice of other needs first, since counters do not say for what a memory helped).
+   Five successes in five at cosine 0.30 beat one failure at 0.90.
    **With a serve history** (``served``, :mod:`memmaint.maintenance.core.served`: which query
    served a memory each time it helped or failed) a memory that has uses in it is scored
    instead by ``(1 - w) * base + w * m``: ``m`` the posterior mean from the outcomes of its
@@ -74,6 +76,7 @@ from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.freshness import (
     FRESH,
     FRESH_AT,
+    POOL_FLOOR_MIN,
     STALE_BLOCK,
     STALE_WARN,
     freshness,
@@ -265,9 +268,10 @@ class _OutcomeTable:
                                   dtype=np.float64)
         self.any = bool(self.successes.any() or self.failures.any())
 
-    def at(self, now: datetime) -> tuple[np.ndarray, np.ndarray]:
-        """Per memory: expected success rate ``m`` and its namespace's base rate ``r``
-        (the same numbers as :func:`memmaint.maintenance.core.outcomes.outcome`)."""
+    def at(self, now: datetime) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per memory: expected success rate ``m``, its namespace's base rate ``r`` (the same
+        numbers as :func:`memmaint.maintenance.core.outcomes.outcome`) and the decayed
+        outcomes ``n`` behind ``m``."""
         days = np.maximum(0.0, (to_utc(now).timestamp() - self.last_used) / 86400.0)
         d = np.where(np.isnan(days), 1.0, 0.5 ** (np.nan_to_num(days) / self.half_life))
         s, f = self.successes * d, self.failures * d
@@ -277,7 +281,7 @@ class _OutcomeTable:
         voters = np.bincount(self.namespace, has.astype(np.float64), self.n_namespaces) + 1.0
         rate = (votes / voters)[self.namespace]
         mean = (self.strength * rate + s) / (self.strength + s + f)
-        return mean, rate
+        return mean, rate, s + f
 
 
 @dataclass
@@ -372,15 +376,14 @@ class Retriever:
             if top > 0:
                 lex = cfg.lexical_cap * raw / top
         if cfg.outcome and self._outcomes.any:
-            expected, rate = self._outcomes.at(now)
+            expected, rate, evidence = self._outcomes.at(now)
         else:
-            expected = rate = np.zeros(len(self._active))
+            expected = rate = evidence = np.zeros(len(self._active))
         topical = on_topic(sims, cfg.similarity_floor, cfg.relevance_margin, cfg.relevance_z)
-        # outcome lifts only memories above the floor and the pool's own (relevance_z)
-        liftable = on_topic(sims, cfg.similarity_floor, 2.0, cfg.relevance_z)
+        liftable = _liftable(sims, cfg.similarity_floor, cfg.relevance_z)
         results = [self._score(int(i), float(sims[j]), float(lex[j]), now,
                                float(expected[i]), float(rate[i]), bool(topical[j]),
-                               bool(liftable[j]))
+                               bool(liftable[j]), float(evidence[i]))
                    for j, i in enumerate(idx)]
         if cfg.outcome and self.served is not None and len(self.served):
             results = self._by_serve_history(results, idx, q, now, rate)
@@ -438,7 +441,8 @@ class Retriever:
                                        cfg.route_min_candidates)
 
     def _score(self, i: int, sim: float, lex: float, now: datetime, expected: float,
-               rate: float, topical: bool = True, liftable: bool = True) -> Result:
+               rate: float, topical: bool = True, liftable: bool = True,
+               evidence: float = 0.0) -> Result:
         cfg = self.retrieve_config
         mem = self._active[i]
         f = freshness(mem, now, self.ttl_table)
@@ -447,8 +451,11 @@ class Retriever:
         bonus = 0.0
         if cfg.outcome and (mem.successes > 0 or mem.failures > 0):
             bonus = 2.0 * cfg.outcome_band * (expected - rate)
-            if not (relevant and liftable):  # never lifts a memory below the floors
-                bonus = min(bonus, 0.0)
+            if expected < rate:  # helps less often than its namespace: pulled toward m
+                w = evidence / (evidence + cfg.outcome_counts_evidence)
+                bonus = min(bonus, w * (expected - sim - lex))
+            elif not (relevant and liftable):  # never lifts a memory below the floors
+                bonus = 0.0
         score = sim + lex + bonus
         if cfg.gate and v == STALE_WARN:
             score *= f / FRESH_AT
@@ -499,6 +506,19 @@ class Retriever:
                     + (f"; {loose} fresh ones only loosely related (within the floor "
                        f"{floor:g}, far below the best)" if loose else ""))
         return f"no memory with similarity >= {floor:g}"
+
+
+def _liftable(sims: np.ndarray, floor: float, z: float) -> np.ndarray:
+    """Which candidates outcome may lift: at least ``floor`` and, in pools of
+    ``POOL_FLOOR_MIN`` or more, ``z`` robust deviations above the pool's median cosine
+    (median + z * 1.4826 * MAD, capped at the best): the pool's own spread, which the very
+    candidates a record has to overcome (a failure worded like the query) do not inflate."""
+    keep = sims >= floor
+    if len(sims) >= POOL_FLOOR_MIN:
+        mid = float(np.median(sims))
+        spread = 1.4826 * float(np.median(np.abs(sims - mid)))
+        keep &= sims >= min(float(sims.max()), mid + z * spread)
+    return keep
 
 
 def _ranked(r: Result, rank: int) -> Result:

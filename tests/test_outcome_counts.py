@@ -1,0 +1,124 @@
+"""Outcome counters without a query (issue #37): feedback recorded as plain counts (the Python
+API, ``memmaint feedback`` without ``--query``, imported ``successes``/``failures`` columns)
+is evidence about the memory in general. A memory expected to help less often than its
+namespace is pulled toward its expected success with weight ``n / (n + outcome_counts_evidence)``
+(``n`` its outcomes), so one failure outweighs a query worded to favour it by up to 0.6 cosine;
+a proven memory is lifted by at most the band, and only on topic, so similarity still decides
+between proven memories and a good record does not carry an off-topic one."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from memmaint.maintenance.core.config import Config, RetrieveConfig, with_overrides
+from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.retrieve.search import REFUSE, SERVE, Retriever, retrieve
+
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)
+CFG = RetrieveConfig(lexical=False)
+
+
+def mem(id: str, s: int = 0, f: int = 0, kind: str = "default", days: float = 5.0) -> Memory:
+    return Memory(text=f"memory {id}", id=id, created_at=NOW - timedelta(days=days),
+                  successes=s, failures=f, retrievals=s + f, kind=kind)
+
+
+def at_cosines(cosines: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """A query e0 and one unit row per cosine, each orthogonal part on its own axis."""
+    dim = len(cosines) + 1
+    q = np.zeros(dim)
+    q[0] = 1.0
+    rows = np.zeros((len(cosines), dim))
+    for i, c in enumerate(cosines):
+        rows[i, 0] = c
+        rows[i, i + 1] = math.sqrt(1.0 - c * c)
+    return q, rows
+
+
+def shared_pool(good_cos: float, bad_cos: float) -> tuple[list[Memory], np.ndarray, np.ndarray]:
+    """One namespace: this need's advice that worked 5 times and advice that failed once, and
+    14 other needs' pairs (proven advice at 0.20-0.27, failed advice at 0.10-0.17)."""
+    pool = [mem("good", 5, 0), mem("bad", 0, 1)]
+    cosines = [good_cos, bad_cos]
+    for k in range(14):
+        pool += [mem(f"other-{k}-good", 5, 0), mem(f"other-{k}-bad", 0, 1)]
+        cosines += [0.20 + 0.005 * k, 0.10 + 0.005 * k]
+    q, vecs = at_cosines(cosines)
+    return pool, vecs, q
+
+
+@pytest.mark.parametrize("good_cos,gap", [(0.6, 0.25), (0.5, 0.45), (0.35, 0.6), (0.3, 0.6)])
+def test_five_successes_beat_one_failure_worded_closer_by_up_to_0_6(good_cos, gap):
+    pool, vecs, q = shared_pool(good_cos, good_cos + gap)
+    res = retrieve("q", pool, vecs, config=CFG, now=NOW, query_vector=q)
+    assert res.decision == SERVE and res.ids[0] == "good"
+    assert res.ids[1] == "bad"  # the failed advice sinks, it is not dropped
+    assert not any(i.startswith("other-") for i in res.ids[:2])
+
+
+def test_the_old_additive_band_alone_would_serve_the_failure():
+    # outcome_counts_evidence large: only the band's -2 * band * (r - m) is left
+    pool, vecs, q = shared_pool(0.35, 0.95)
+    band_only = RetrieveConfig(lexical=False, outcome_counts_evidence=1e6)
+    assert retrieve("q", pool, vecs, config=band_only, now=NOW, query_vector=q).ids[0] == "bad"
+
+
+def test_the_pull_grows_with_the_failures():
+    pool = [mem("once", 0, 1), mem("four", 0, 4), mem("untried")]
+    q, vecs = at_cosines([0.8, 0.8, 0.5])
+    res = retrieve("q", pool, vecs, config=CFG, now=NOW, query_vector=q)
+    by_id = {r.id: r for r in res.results}
+    assert by_id["four"].final < by_id["once"].final < 0.8
+    assert res.ids[0] == "untried"
+
+
+def test_a_failing_memory_is_never_lifted_toward_its_expected_success():
+    # similarity 0.1 < expected success ~0.35: the blend would lift it; the band still demotes
+    pool = [mem("failed", 0, 1), mem("proven", 3, 0)]
+    q, vecs = at_cosines([0.1, 0.7])
+    res = retrieve("q", pool, vecs, config=CFG, now=NOW, query_vector=q)
+    failed = next(r for r in res.results if r.id == "failed")
+    assert failed.outcome_bonus < 0 and failed.final < 0.1
+
+
+def test_similarity_still_decides_between_proven_memories():
+    # another need's proven advice is less similar than this need's: the lift is the band's,
+    # the same for both, so it cannot carry the other one past
+    pool = [mem("mine", 2, 0), mem("theirs", 12, 0), mem("bad", 0, 1)]
+    q, vecs = at_cosines([0.55, 0.45, 0.9])
+    res = retrieve("q", pool, vecs, config=CFG, now=NOW, query_vector=q)
+    assert res.ids[:2] == ["mine", "theirs"]
+
+
+def test_a_proven_memory_below_the_floor_is_not_lifted():
+    pool = [mem("new"), mem("proven", 30, 0)]
+    q, vecs = at_cosines([0.6, 0.25])
+    res = retrieve("q", pool, vecs, config=CFG, now=NOW, query_vector=q)
+    assert res.ids[0] == "new"
+    assert all(r.outcome_bonus == 0.0 for r in res.results if r.id == "proven")
+
+
+def test_refusal_holds_with_a_proven_loosely_related_note():
+    # the only answer expired; a fresh note with a good record sits far below it
+    stale = mem("stale price", kind="price", days=10.0)  # TTL 3 days: STALE_BLOCK
+    pool = [stale, mem("loose", 9, 0, days=1.0)] + [mem(f"d{k}") for k in range(6)]
+    q, vecs = at_cosines([0.88, 0.35] + [0.05] * 6)
+    res = retrieve("q", pool, vecs, config=CFG, now=NOW, query_vector=q)
+    assert res.decision == REFUSE
+
+
+def test_the_retriever_agrees_with_the_formula():
+    pool = [mem("bad", 0, 1), mem("good", 5, 0)]
+    q, vecs = at_cosines([0.9, 0.4])
+    cfg = with_overrides(Config(), {"retrieve.lexical": False})
+    r = Retriever(pool, vecs, config=cfg)
+    expected, rate, evidence = r._outcomes.at(NOW)
+    res = {x.id: x for x in r.search("q", query_vector=q, now=NOW).results}
+    w = evidence[0] / (evidence[0] + cfg.retrieve.outcome_counts_evidence)
+    assert res["bad"].final == pytest.approx((1 - w) * 0.9 + w * expected[0])
+    lift = 2 * cfg.retrieve.outcome_band * (expected[1] - rate[1])
+    assert res["good"].final == pytest.approx(0.4 + lift)
