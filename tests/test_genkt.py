@@ -88,6 +88,26 @@ def test_cambridge_aachen_merges_the_closest_pair_first():
     np.testing.assert_allclose(cs.final_positions, [[(0.6 * 0.1 + 1.0 * 0.1 + 0) / 1.2]])
 
 
+def test_the_history_is_one_record_per_merge_with_named_fields():
+    """``history`` (issue #31): FastJet's history entries as numpy records; the plain arrays
+    are views of its fields, the same for every strategy and the reference."""
+    from memmaint.clustering.genkt.estimator import MERGE
+
+    x = np.hstack([X3, np.zeros((3, 1))])  # 2-D, for the plane strategy too
+    for strategy in ("reference", "nn", "tree", "plane", "graph"):
+        cs = genkt_cluster(x, weights=W3, definition=GenKTDefinition(p=0.0, R=1.0),
+                           strategy=strategy)
+        h = cs.history
+        assert h.dtype == MERGE and h.dtype.names == ("step", "i", "j", "k", "dij", "dist2")
+        assert h["step"].tolist() == [0, 1] and h["k"].tolist() == [3, 4]
+        assert h[["i", "j"]].tolist() == [(1, 2), (0, 3)]
+        np.testing.assert_array_equal(cs.merged_pairs, np.stack([h["i"], h["j"]], axis=1))
+        np.testing.assert_array_equal(cs.dij, h["dij"])
+        np.testing.assert_array_equal(cs.distance, np.sqrt(h["dist2"]))
+        np.testing.assert_allclose(h["dist2"], [0.16, 0.64])
+        assert cs.merged_pairs.flags.c_contiguous and cs.merged_pairs.dtype == np.int64
+
+
 def test_anti_kt_lets_the_heavy_item_attract():
     cs = genkt_cluster(X3, weights=W3, definition=GenKTDefinition(p=-1.0, R=1.0))
     # wp = w^-2 = (1, 100, 100): d(0,1) = 0.36 beats d(1,2) = 100 * 0.16
@@ -350,16 +370,22 @@ def test_every_kernel_is_disk_cached_and_stamped_with_all_kernel_files():
         assert stamp.read_text() == K.sources_digest()
 
 
-def test_importing_the_kernels_touches_no_cache():
-    """The stamp check runs on first use, not at import (issue #31)."""
+def test_importing_the_kernels_touches_no_cache(tmp_path):
+    """The disk cache is turned on and its stamp checked on first use, not at import: an
+    import creates no folder and reads no stamp (issue #31)."""
+    import os
     import subprocess
     import sys
 
     code = ("import memmaint.clustering.genkt._kernels as K, memmaint.clustering.genkt._graph; "
-            "print(sorted(K._prepared))")
+            "import memmaint.clustering.genkt._kernels_common as C; print(sorted(K._prepared), "
+            "sorted({type(k._cache).__name__ for k in C.KERNELS}))")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["MEMMAINT_CACHE_DIR"] = str(tmp_path / "cache")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "[]"
+                         check=True, env=env).stdout.strip()
+    assert out == "[] ['NullCache']"
+    assert not (tmp_path / "cache").exists()
 
 
 @pytest.mark.parametrize("strategy", ["nn", "tree", "plane", "graph"])

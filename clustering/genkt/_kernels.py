@@ -57,9 +57,10 @@ searches and slab-limited or, for p = 0, no reverse queries; its own loop) in
 Every kernel is compiled with ``cache=True``. numba invalidates a cached function when *its
 own* file changes, but the machine code cached for ``cluster`` contains the kernels it calls
 from the other files; so the cache is also stamped with a digest of all nine files, and a
-change to any of them drops every kernel's cache (:func:`refresh_disk_cache`). That happens
-on first use, not at import (:func:`prepare`, which also announces a strategy's first
-compilation on a machine the way UMAP's is announced).
+change to any of them drops every kernel's cache (:func:`refresh_disk_cache`). The cache is
+turned on and checked on first use (:func:`ensure_fresh`), never at import: importing the
+kernels reads and writes no file. :func:`prepare` also announces a strategy's first
+compilation on a machine the way UMAP's is announced.
 """
 
 from __future__ import annotations
@@ -109,20 +110,19 @@ from memmaint.clustering.genkt._kernels_common import (
     NN,
     NND2,
     NONE,
-    OID,
     SCAN,
-    WP,
     W,
     detach_pair,
-    final_objects,
+    history_new,
     kernel,
+    loop_result,
+    merge_into,
     quantise,
     recombine,
-    record_merge,
     set_nn,
+    slot_init,
     tour_build,
     tour_update,
-    wpow,
 )
 from memmaint.clustering.genkt._kernels_plane import plane_cluster
 from memmaint.clustering.genkt._kernels_tree import (
@@ -177,14 +177,10 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
         perm = np.arange(n)
         ncache = 1
     for s in range(n):
-        I[s, OID] = perm[s]
-        I[s, ALIVE] = 1
+        slot_init(s, perm[s], w[perm[s]], twop, R2, I, F)
         I[s, APOS] = s
         I[s, SCAN] = 0
         I[s, BUDGET] = tune[5]
-        F[s, W] = w[perm[s]]
-        F[s, WP] = wpow(w[perm[s]], twop)
-        F[s, NND2] = R2
     size = 1
     while size < n:
         size *= 2
@@ -196,11 +192,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
         quantise(ev, s)
     alist = np.arange(n)
     na = n
-    m_max = n - 1 if max_steps < 0 else min(max_steps, n - 1)
-    hist_lo = np.empty(m_max, dtype=np.int64)
-    hist_hi = np.empty(m_max, dtype=np.int64)
-    hist_q = np.empty(m_max)
-    hist_d2 = np.empty(m_max)
+    m_max, hist = history_new(n, max_steps)
     L = np.empty(n, dtype=np.int64)
     st_nd = np.empty(nodes + 2 * depth + 8, dtype=np.int64)  # stacks, and the search heap
     st_lb = np.empty(nodes + 2 * depth + 8)
@@ -244,8 +236,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
             continue
         step = steps
         t = I[s, NN]
-        record_merge(step, I[s, OID], I[t, OID], F[s, CQ], F[s, NND2], hist_lo, hist_hi,
-                     hist_q, hist_d2)
+        q, d2 = F[s, CQ], F[s, NND2]
         steps += 1
         nL = detach_pair(s, t, R2, I, F, L)  # slots whose neighbour dies, listed in L
         if use_tree:
@@ -260,9 +251,8 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
                 alist[p] = last
                 I[last, APOS] = p
                 na -= 1
-        recombine(s, s, t, x, xh, h, ev, I, F, tmp, rec, twop, n + step)
+        merge_into(step, s, t, q, d2, hist, x, xh, h, ev, I, F, tmp, rec, twop, n)
         I[s, BUDGET] = tune[5]
-        I[t, ALIVE] = 0
         tour_update(tk, ti, size, t, I, F)
         # the new object's neighbour, then its entry in the spatial structure
         if use_tree:
@@ -299,8 +289,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
                 set_nn(r, b, bd, I, F)
             tour_update(tk, ti, size, r, I, F)
 
-    fids, fw, fx = final_objects(I, F, x)
-    return hist_lo[:steps], hist_hi[:steps], hist_q[:steps], hist_d2[:steps], fids, fw, fx
+    return loop_result(hist, steps, I, F, x)
 
 
 # ---------------------------------------------------------------- history utilities
@@ -335,9 +324,7 @@ def replay(x, e, w, lo, hi, m, rec, twop):
     F = np.zeros((n, N_FCOLS))
     slot_of = np.empty(n + m, dtype=np.int64)
     for s in range(n):
-        I[s, OID] = s
-        I[s, ALIVE] = 1
-        F[s, W] = w[s]
+        slot_init(s, s, w[s], twop, 0.0, I, F)
         slot_of[s] = s
     tmp = np.empty(e.shape[1])
     ev = (e, np.zeros((n, e.shape[1]), dtype=np.int8), np.zeros(n))
@@ -418,9 +405,11 @@ _FAMILY = {"nn": "cluster", "tree": "cluster"}
 
 
 def ensure_fresh() -> None:
-    """Check the kernels' disk cache against their sources once per process (drop it when
-    any kernel file changed): call before the first kernel call; :func:`prepare` does."""
+    """Once per process, before the first kernel call (:func:`prepare` calls it): turn the
+    kernels' disk cache on (``_kernels_common.enable_disk_cache``) and check it against their
+    sources (dropped when any kernel file changed)."""
     if "digest" not in _prepared:
+        _kernels_common.enable_disk_cache()
         _prepared["digest"] = sources_digest()
         refresh_disk_cache(KERNELS, _prepared["digest"])
 

@@ -6,6 +6,7 @@ neighbours. The design, and why every strategy gives bit-identical results, is d
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Callable
@@ -16,6 +17,8 @@ import numpy as np
 
 from memmaint.clustering.reduce._numba_cache import cache_dir
 
+log = logging.getLogger(__name__)
+
 #: numba's decorator, typed once: its stubs have no overload for options given as ``**kwargs``
 #: and decorated functions are dispatchers, not the functions mypy sees
 njit: Callable[..., Any] = numba.njit
@@ -24,26 +27,35 @@ _compile = njit(nogil=True)
 #: every kernel defined so far (``_kernels`` keeps their disk cache consistent)
 KERNELS: list[Any] = []
 
-#: where the kernels' numba cache goes: memmaint's folder, unless NUMBA_CACHE_DIR is set
-#: (numba's own rule); read once, when the kernel modules are imported
-_CACHE_DIR = None if os.environ.get("NUMBA_CACHE_DIR") else str(cache_dir())
-
 
 def kernel(fn: Callable[..., Any]) -> Any:
-    """Compile ``fn`` as a kernel: nopython mode, GIL released, cached on disk in memmaint's
-    cache folder (:func:`~memmaint.clustering.reduce._numba_cache.cache_dir`, UMAP's too)
-    whatever was imported first, so every process of a machine shares one compiled copy;
-    ``NUMBA_CACHE_DIR``, when set, wins (numba's own rule)."""
+    """Compile ``fn`` as a kernel: nopython mode, GIL released. Its on-disk cache is turned on
+    by :func:`enable_disk_cache` on first use, not here: importing the kernels touches no
+    folder."""
     dispatcher = _compile(fn)
-    before = numba.config.CACHE_DIR  # type: ignore[attr-defined]
-    try:
-        if _CACHE_DIR is not None:
-            numba.config.CACHE_DIR = _CACHE_DIR  # type: ignore[attr-defined]
-        dispatcher.enable_caching()  # the cache's folder is chosen here, once
-    finally:
-        numba.config.CACHE_DIR = before  # type: ignore[attr-defined]
     KERNELS.append(dispatcher)
     return dispatcher
+
+
+def enable_disk_cache() -> None:
+    """Turn numba's on-disk cache on for every kernel (idempotent), in memmaint's cache folder
+    (:func:`~memmaint.clustering.reduce._numba_cache.cache_dir`, UMAP's too) whatever was
+    imported first, so every process of a machine shares one compiled copy;
+    ``NUMBA_CACHE_DIR``, when set, wins (numba's own rule). numba creates the folder here.
+    ``_kernels.ensure_fresh`` calls it before the first kernel call of a process."""
+    folder = None if os.environ.get("NUMBA_CACHE_DIR") else str(cache_dir())
+    before = numba.config.CACHE_DIR  # type: ignore[attr-defined]
+    try:
+        if folder is not None:
+            numba.config.CACHE_DIR = folder  # type: ignore[attr-defined]
+        for dispatcher in KERNELS:
+            cache = getattr(dispatcher, "_cache", None)
+            if cache is not None and type(cache).__name__ == "NullCache":
+                dispatcher.enable_caching()  # the cache's folder is chosen here, once
+    except RuntimeError as exc:  # no folder numba may write: compile in this process
+        log.info("genkt kernels: no numba disk cache (%s); compiling in this process", exc)
+    finally:
+        numba.config.CACHE_DIR = before  # type: ignore[attr-defined]
 
 
 DBL_MAX = 1.7976931348623157e308
@@ -304,16 +316,64 @@ def set_nn(i, j, d2, I, F):
 
 # ---------------------------------------------------------------- the merge step
 # What every strategy's loop does when it merges, written once (FastJet's one recombination
-# step): record the merge in the history, then (slot-table loops) detach the pair.
+# step): ``merge_into`` records the merge in the history, recombines the pair into one slot
+# and retires the other; the slot-table loops (nn/tree, plane) first detach the pair
+# (``detach_pair``). Slots start with ``slot_init``, the history with ``history_new``, and
+# every loop returns ``loop_result``.
 
 @kernel
-def record_merge(step, oa, ob, q, d2, hist_lo, hist_hi, hist_q, hist_d2):
+def slot_init(s, oid, w, twop, R2, I, F):
+    """Slot ``s`` holds input ``oid`` of weight ``w``, alive, with no neighbour within R."""
+    I[s, OID] = oid
+    I[s, ALIVE] = 1
+    F[s, W] = w
+    F[s, WP] = wpow(w, twop)
+    F[s, NND2] = R2
+
+
+@kernel
+def history_new(n, max_steps):
+    """(most merges, history): room for ``max_steps`` merges of ``n`` inputs (all: < 0), as
+    the merged ids (lower, higher), d_ij numerators ``q`` and squared distances."""
+    m = n - 1 if max_steps < 0 else min(max_steps, n - 1)
+    return m, (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
+               np.empty(m))
+
+
+@kernel
+def record_merge(step, oa, ob, q, d2, hist):
     """Merge ``step`` of the history: the two objects' ids (lower first), its d_ij numerator
     ``q`` and squared distance ``d2``."""
-    hist_lo[step] = min(oa, ob)
-    hist_hi[step] = max(oa, ob)
-    hist_q[step] = q
-    hist_d2[step] = d2
+    hist[0][step] = min(oa, ob)
+    hist[1][step] = max(oa, ob)
+    hist[2][step] = q
+    hist[3][step] = d2
+
+
+@kernel
+def heavier(sa, sb, I, F):
+    """The heavier of slots sa and sb (equal weights: the lower object id)."""
+    wa = F[sa, W]
+    wb = F[sb, W]
+    return sa if (wa > wb or (wa == wb and I[sa, OID] < I[sb, OID])) else sb
+
+
+@kernel
+def merge_into(step, dst, other, q, d2, hist, x, xh, h, ev, I, F, tmp, rec, twop, n):
+    """The merge step every loop makes: merge ``step`` (key numerator ``q``, squared distance
+    ``d2``) joins the objects in slots ``dst`` and ``other``; it is recorded, the new object
+    n + step is written into ``dst`` under scheme ``rec`` and ``other`` dies."""
+    record_merge(step, I[dst, OID], I[other, OID], q, d2, hist)
+    recombine(dst, dst, other, x, xh, h, ev, I, F, tmp, rec, twop, n + step)
+    I[other, ALIVE] = 0
+
+
+@kernel
+def loop_result(hist, steps, I, F, x):
+    """What every loop returns: (lo_id, hi_id, q, dist2) of its ``steps`` merges and the
+    final objects' (ids, weights, positions) in slot order."""
+    fids, fw, fx = final_objects(I, F, x)
+    return hist[0][:steps], hist[1][:steps], hist[2][:steps], hist[3][:steps], fids, fw, fx
 
 
 @kernel
@@ -365,7 +425,7 @@ def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, rec, twop, new_id):
     wa = F[sa, W]
     wb = F[sb, W]
     wn = wa + wb
-    heavy = sa if (wa > wb or (wa == wb and I[sa, OID] < I[sb, OID])) else sb
+    heavy = heavier(sa, sb, I, F)
     D = x.shape[1]
     E = e.shape[1]
     if rec == WTA:

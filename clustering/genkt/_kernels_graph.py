@@ -82,12 +82,13 @@ from memmaint.clustering.genkt._kernels_common import (
     WP,
     W,
     eligible,
-    final_objects,
+    heavier,
+    history_new,
     kernel,
+    loop_result,
+    merge_into,
     quantise,
-    recombine,
-    record_merge,
-    wpow,
+    slot_init,
 )
 from memmaint.clustering.genkt._kernels_graph_heap import (
     ED2,
@@ -453,10 +454,7 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
     GF = np.zeros((n, N_GFCOLS))
     chead = np.full(C.shape[0] + 1, -1, dtype=np.int64)
     for s in range(n):
-        I[s, OID] = oid[s]
-        I[s, ALIVE] = 1
-        F[s, W] = w[s]
-        F[s, WP] = wpow(w[s], twop)
+        slot_init(s, oid[s], w[s], twop, R2, I, F)
         GI[s, VER] = 0
         GI[s, MARK] = 0
         GI[s, NIN] = 0
@@ -499,11 +497,7 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
     xe = np.empty(n, dtype=np.int64)
     xb = np.empty(n)
     jt = np.zeros(3, dtype=np.int64)  # the join test's state (``is_joined``)
-    m_max = n - 1 if max_steps < 0 else min(max_steps, n - 1)
-    hist_lo = np.empty(m_max, dtype=np.int64)
-    hist_hi = np.empty(m_max, dtype=np.int64)
-    hist_q = np.empty(m_max)
-    hist_d2 = np.empty(m_max)
+    m_max, hist = history_new(n, max_steps)
     n_alive = n
     steps = 0
     while steps < m_max:
@@ -538,15 +532,11 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
             f = GI[s, RROOT]
             a = EI[f, OWN]
             b = EI[f, TGT]
-            oa = I[a, OID]
-            ob = I[b, OID]
-            record_merge(steps, oa, ob, EF[f, EQ], EF[f, ED2], hist_lo, hist_hi, hist_q,
-                         hist_d2)
-            if F[b, W] > F[a, W] or (F[b, W] == F[a, W] and ob < oa):
-                a, b = b, a
-            s, u = a, b  # s, the heavier (recombine's rule), keeps the merged object
-            lam = F[u, W] / (F[s, W] + F[u, W])
+            q = EF[f, EQ]
             d2su = EF[f, ED2]
+            s = heavier(a, b, I, F)  # keeps the merged object (recombine's rule)
+            u = b if s == a else a
+            lam = F[u, W] / (F[s, W] + F[u, W])
             # owners not joined to u are at least their promise from u, and u's promise away;
             # when u is joined to many (a growing cluster too), ell = 0 holds for all owners
             nx = 0
@@ -558,7 +548,7 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
             n_alive -= 1
             for k in range(D):
                 xold[k] = x[s, k]
-            recombine(s, s, u, x, x, 0, ev, I, F, tmp, rec, twop, n + steps)
+            merge_into(steps, s, u, q, d2su, hist, x, x, 0, ev, I, F, tmp, rec, twop, n)
             steps += 1
             dd = 0.0
             nrm = 0.0
@@ -598,5 +588,4 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
         for a in range(nt):
             _leaf(tch[a], tk, ti, size, I, F, GI, GF, EI, EF, R, scl)
 
-    fids, fw, fx = final_objects(I, F, x)
-    return hist_lo[:steps], hist_hi[:steps], hist_q[:steps], hist_d2[:steps], fids, fw, fx
+    return loop_result(hist, steps, I, F, x)

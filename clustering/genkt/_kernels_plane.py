@@ -42,7 +42,6 @@ from __future__ import annotations
 import numpy as np
 
 from memmaint.clustering.genkt._kernels_common import (
-    ALIVE,
     CNT,
     CQ,
     HEAD,
@@ -60,17 +59,15 @@ from memmaint.clustering.genkt._kernels_common import (
     RIGHT,
     SDIM,
     SVAL,
-    WP,
-    W,
     detach_pair,
-    final_objects,
+    history_new,
     kernel,
-    recombine,
-    record_merge,
+    loop_result,
+    merge_into,
     set_nn,
+    slot_init,
     tour_build,
     tour_update,
-    wpow,
 )
 from memmaint.clustering.genkt._kernels_tree import (
     bump_maxr,
@@ -297,11 +294,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
     permute_rows(x, perm)
     C = plane_cells(T, FN, nodes)
     for s in range(n):
-        I[s, OID] = perm[s]
-        I[s, ALIVE] = 1
-        F[s, W] = w[perm[s]]
-        F[s, WP] = wpow(w[perm[s]], twop)
-        F[s, NND2] = R2
+        slot_init(s, perm[s], w[perm[s]], twop, R2, I, F)
     size = 1
     while size < n:
         size *= 2
@@ -310,11 +303,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
     e = np.zeros((n, 0))
     ev = (e, np.zeros((n, 0), dtype=np.int8), np.zeros(n))  # no embeddings
     tmp = np.empty(0)
-    m_max = n - 1 if max_steps < 0 else min(max_steps, n - 1)
-    hist_lo = np.empty(m_max, dtype=np.int64)
-    hist_hi = np.empty(m_max, dtype=np.int64)
-    hist_q = np.empty(m_max)
-    hist_d2 = np.empty(m_max)
+    m_max, hist = history_new(n, max_steps)
     L = np.empty(n, dtype=np.int64)
     st_nd = np.empty(nodes + 2 * depth + 8, dtype=np.int64)
     st_lb = np.empty(nodes + 2 * depth + 8)
@@ -335,8 +324,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
             break
         step = steps
         t = I[s, NN]
-        record_merge(step, I[s, OID], I[t, OID], F[s, CQ], F[s, NND2], hist_lo, hist_hi,
-                     hist_q, hist_d2)
+        q, d2 = F[s, CQ], F[s, NND2]
         steps += 1
         nL = detach_pair(s, t, R2, I, F, L)  # slots whose neighbour dies, listed in L
         a0 = x[s, 0]
@@ -345,8 +333,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
         b1 = x[t, 1]
         tree_delete(s, x, I, T, B)
         tree_delete(t, x, I, T, B)
-        recombine(s, s, t, x, x, 0, ev, I, F, tmp, rec, twop, n + step)
-        I[t, ALIVE] = 0
+        merge_into(step, s, t, q, d2, hist, x, x, 0, ev, I, F, tmp, rec, twop, n)
         tour_update(tk, ti, size, t, I, F)
         tree_insert(s, x, I, T, FN, B)
         b, bd = plane_nn(s, x, I, T, B, C, R2, st_nd, st_lb)
@@ -367,5 +354,4 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
                 bump_maxr(T, FN, I[r, LEAF], F[r, NND2])
             tour_update(tk, ti, size, r, I, F)
 
-    fids, fw, fx = final_objects(I, F, x)
-    return hist_lo[:steps], hist_hi[:steps], hist_q[:steps], hist_d2[:steps], fids, fw, fx
+    return loop_result(hist, steps, I, F, x)

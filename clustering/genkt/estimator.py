@@ -92,6 +92,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
@@ -108,6 +109,7 @@ from memmaint.maintenance.core.config import GenKTConfig
 from memmaint.maintenance.core.errors import InputError
 
 __all__ = [
+    "MERGE",
     "STRATEGIES",
     "ClusterSequence",
     "GenKT",
@@ -115,6 +117,7 @@ __all__ = [
     "GenKTInputError",
     "InvalidDefinition",
     "genkt_cluster",
+    "merge_history",
 ]
 
 log = logging.getLogger(__name__)
@@ -215,26 +218,46 @@ def _is_real(v) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
 
 
+#: one entry of a merge history (FastJet's history element), a numpy record: merge ``step``
+#: joined objects ``i`` < ``j`` (inputs are 0..n-1) into the new object ``k = n + step`` at
+#: ``dij = min(w_i**2p, w_j**2p) * dist2 / R**2`` and squared geometric distance ``dist2``
+MERGE = np.dtype([("step", np.int64), ("i", np.int64), ("j", np.int64), ("k", np.int64),
+                  ("dij", np.float64), ("dist2", np.float64)])
+
+
+def merge_history(n_inputs: int, lo: np.ndarray, hi: np.ndarray, q: np.ndarray,
+                  d2: np.ndarray, R2: float) -> np.ndarray:
+    """The kernels' (and the reference's) history columns, merged ids (lower, higher),
+    d_ij numerators ``q`` and squared distances, as one array of :data:`MERGE` records."""
+    m = int(lo.shape[0])
+    history = np.empty(m, dtype=MERGE)
+    history["step"] = np.arange(m, dtype=np.int64)
+    history["i"] = lo
+    history["j"] = hi
+    history["k"] = n_inputs + history["step"]
+    history["dij"] = q / R2
+    history["dist2"] = d2
+    return history
+
+
 @dataclass(eq=False)
 class ClusterSequence:
     """The full merge history of one clustering, FastJet style.
 
-    Merge k joined objects ``merged_pairs[k] = (lo_id, hi_id)`` into object
-    ``new_objects[k] = n_inputs + k`` at ``dij[k]`` and geometric ``distance[k]``.
-    ``final_ids``, ``final_weights`` (scaled weights) and ``final_positions`` describe the
-    objects left at the end.
+    ``history`` holds one :data:`MERGE` record per merge: merge ``step`` joined objects
+    ``i`` < ``j`` into object ``k = n_inputs + step`` at ``dij`` and squared distance
+    ``dist2``. The same as plain arrays: ``merged_pairs[k] = (i, j)``, ``new_objects``,
+    ``dij``, geometric ``distance`` and ``step``. ``final_ids``, ``final_weights`` (scaled
+    weights) and ``final_positions`` describe the objects left at the end.
     """
 
     definition: GenKTDefinition
     n_inputs: int
     strategy: str
-    merged_pairs: np.ndarray
-    dij: np.ndarray
-    distance: np.ndarray
+    history: np.ndarray
     final_ids: np.ndarray
     final_weights: np.ndarray
     final_positions: np.ndarray
-    _dist2: np.ndarray = field(repr=False)
     _x: np.ndarray = field(repr=False)
     _e: np.ndarray = field(repr=False)
     _w: np.ndarray = field(repr=False)
@@ -245,15 +268,28 @@ class ClusterSequence:
 
     @property
     def n_merges(self) -> int:
-        return int(self.merged_pairs.shape[0])
+        return int(self.history.shape[0])
+
+    @cached_property
+    def merged_pairs(self) -> np.ndarray:
+        """(lo_id, hi_id) of every merge, int64 ``(m, 2)``."""
+        return np.stack([self.history["i"], self.history["j"]], axis=1).reshape(-1, 2)
+
+    @cached_property
+    def dij(self) -> np.ndarray:
+        return np.ascontiguousarray(self.history["dij"])
+
+    @cached_property
+    def distance(self) -> np.ndarray:
+        return np.sqrt(self.history["dist2"])
 
     @property
     def new_objects(self) -> np.ndarray:
-        return self.n_inputs + np.arange(self.n_merges, dtype=np.int64)
+        return np.ascontiguousarray(self.history["k"])
 
     @property
     def step(self) -> np.ndarray:
-        return np.arange(self.n_merges, dtype=np.int64)
+        return np.ascontiguousarray(self.history["step"])
 
     def labels(self, R_cut: float | None = None) -> np.ndarray:
         """Cluster label of every input (>= 0, in order of first appearance).
@@ -267,8 +303,13 @@ class ClusterSequence:
 
         K.ensure_fresh()
         m = self._cut_steps(R_cut)
-        return K.labels_from_history(self.n_inputs, self.merged_pairs[:, 0],
-                                     self.merged_pairs[:, 1], m)
+        return K.labels_from_history(self.n_inputs, *self._ids(), m)
+
+    def _ids(self) -> tuple[np.ndarray, np.ndarray]:
+        """The merged ids (lower, higher) as contiguous arrays: the kernels' one layout (a
+        strided view would compile them a second time)."""
+        return (np.ascontiguousarray(self.history["i"]),
+                np.ascontiguousarray(self.history["j"]))
 
     def n_clusters(self, R_cut: float | None = None) -> int:
         """Number of clusters (at ``R_cut``, under the rules of :meth:`labels`)."""
@@ -281,7 +322,7 @@ class ClusterSequence:
         if not _is_real(R_cut) or not (0 < R_cut < d.R):
             raise ValueError(f"R_cut must be in (0, R = {d.R:g}], got {R_cut!r}")
         Rc2 = float(R_cut) * float(R_cut)
-        beyond = np.flatnonzero(self._dist2 >= Rc2)
+        beyond = np.flatnonzero(self.history["dist2"] >= Rc2)
         m = int(beyond[0]) if beyond.size else self.n_merges
         if d.p != 0 and m < self.n_merges and self._closer_pair_left(m, Rc2):
             raise ValueError(
@@ -296,8 +337,7 @@ class ClusterSequence:
         d = self.definition
         x, e = self._x.copy(), self._e.copy()
         rec = _REC[self.recombination]
-        keep, w = K.replay(x, e, self._w.copy(), self.merged_pairs[:, 0],
-                           self.merged_pairs[:, 1], m, rec, 2.0 * d.p)
+        keep, w = K.replay(x, e, self._w.copy(), *self._ids(), m, rec, 2.0 * d.p)
         xs, es, ws = (np.ascontiguousarray(a[keep]) for a in (x, e, w))
         args = (xs, es, ws, 2.0 * d.p, Rc2, float(d.cos_cut), self._use_cos, rec)
         if xs.shape[1] <= _TREE_MAX_DIM:
@@ -426,9 +466,8 @@ def genkt_cluster(X, embeddings=None, weights=None,
               strategy, rec)
     return ClusterSequence(
         definition=d, n_inputs=n, strategy=strategy,
-        merged_pairs=np.stack([lo, hi], axis=1).astype(np.int64).reshape(-1, 2),
-        dij=q / R2, distance=np.sqrt(d2), final_ids=fids, final_weights=fw,
-        final_positions=fpos, _dist2=d2, _x=x0, _e=e0, _w=w if keep else w[:0],
+        history=merge_history(n, lo, hi, q, d2, R2), final_ids=fids, final_weights=fw,
+        final_positions=fpos, _x=x0, _e=e0, _w=w if keep else w[:0],
         _use_cos=use_cos, recombination=rec)
 
 
