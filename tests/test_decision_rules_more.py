@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from memmaint.maintenance.agents.conflicts import extract
-from memmaint.maintenance.agents.consolidate import consolidate
+from memmaint.maintenance.agents.consolidate import consolidate, merge_candidates
 from memmaint.maintenance.agents.samefact import same_fact, states_same_fact, value_change
 from memmaint.maintenance.agents.slots import is_past, relation, same_holder, statement
 from memmaint.maintenance.agents.updates import relations, resolve_changes
@@ -242,3 +242,52 @@ def test_neighbour_pairs_match_a_slow_reference():
             a, b = int(rows[i]), int(rows[j])
             want.add((min(a, b), max(a, b)))
     assert _neighbour_pairs(x, rows) == want
+
+
+def test_a_report_or_an_attitude_joins_no_memory_of_another_day():
+    """What someone said or felt at one session, read under another session's date, says
+    something else (LoCoMo: "When did Maria start volunteering?")."""
+    cfg = AgentsConfig()
+    mems = [_mem(0, "Maria finds volunteering at the homeless shelter really fulfilling.", 0),
+            _mem(1, "Maria finds volunteering at the homeless shelter fulfilling.", 13),
+            _mem(2, "Maria finds volunteering at the homeless shelter so fulfilling.", 0),
+            _mem(3, "The user is allergic to peanuts.", 0),
+            _mem(4, "The user is allergic to peanuts.", 40)]
+    stmts = [statement(m.text) for m in mems]
+    sims = np.full((5, 5), 0.2)
+    sims[:3, :3] = sims[3:, 3:] = 0.97
+    apart: dict[int, str] = {}
+    group = merge_candidates(0, range(5), set(), mems, sims, stmts, lambda g, j: None, cfg,
+                             apart)
+    assert group == [0, 2] and "its own day" in apart[1]
+    assert merge_candidates(3, range(5), set(), mems, sims, stmts, lambda g, j: None, cfg,
+                            {}) == [3, 4]  # a standing state joins across days
+
+
+def test_two_named_subjects_are_two_facts_even_when_each_names_the_other():
+    assert not same_fact("Gina offered to help Jon with making content and managing his social "
+                         "media accounts for his dance studio.",
+                         "Jon plans to collaborate with Gina on making content and managing "
+                         "his social media accounts to promote the dance studio.", 0.92)
+    assert same_fact("Gina supports Jon.", "Jon is supported by Gina.", 0.9)  # a passive
+
+
+@pytest.mark.parametrize(("a", "b", "cos"), [
+    ("Nate practices for video game tournaments.",
+     "Nate is participating in a video game tournament that he finds intense.", 0.83),
+    ("Joanna is a writer and has written a screenplay.",
+     "Joanna finished a screenplay but received a rejection letter from a major company.", 0.71),
+    ("Nate has turtles as pets that always cheer him up.",
+     "Nate finds comfort and gets creative by hanging out with cute turtles.", 0.82),
+])
+def test_a_reworded_observation_beside_added_details_is_another_fact(a, b, cos):
+    assert not same_fact(a, b, cos)
+
+
+@pytest.mark.parametrize(("a", "b", "cos"), [
+    ("The user has a job at Acme.", "The user works at Acme as a data engineer.", 0.85),
+    ("Kenji's cat is called Tofu.", "Kenji's cat Tofu is a grey Maine Coon.", 0.84),
+    ("Avoid penicillin around Priya: allergy.", "Priya reacts badly to penicillin.", 0.81),
+])
+def test_an_attribute_reworded_with_details_is_still_the_same_fact(a, b, cos):
+    assert same_fact(a, b, cos)

@@ -51,7 +51,7 @@ from memmaint.maintenance.agents.samefact import (
     states_same_fact,
 )
 from memmaint.maintenance.agents.slots import Statement, is_past, relation, statement
-from memmaint.maintenance.agents.updates import RelationFn
+from memmaint.maintenance.agents.updates import RelationFn, is_opinion, is_report
 from memmaint.maintenance.core.config import AgentsConfig
 from memmaint.maintenance.core.records import Memory
 
@@ -262,9 +262,25 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
             apart.setdefault(j, f"kept apart because it reports an event of another day than "
                                 f"{mems[seed].id} (cosine {cos:.2f})")
             continue
+        members = (*group, j)
+        if (len({mems[x].created_at.date() for x in members}) > 1
+                and (note := next((x for x in members if _session_note(stmts[x])), None))
+                is not None):
+            apart.setdefault(j, f"kept apart because {mems[note].id} reports what was said or "
+                                f"felt on its own day, which a memory of another day would "
+                                f"re-date (cosine {cos:.2f})")
+            continue
         group.append(j)
         newest = when
     return group
+
+
+def _session_note(st: Statement) -> bool:
+    """An observation of one day rather than a standing fact: a report of what someone said
+    or did ("Jon expressed gratitude") or of what they felt ("Maria finds volunteering
+    fulfilling"). Read under another day's date it says something else, so it joins no
+    memory of another day."""
+    return is_report(st) or is_opinion(st)
 
 
 __all__ = ["PARAPHRASE_COSINE", "Clause", "MergeText", "clause_covered", "clauses_of",

@@ -141,6 +141,14 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
     extra = {w for w in sb if not _fuzzy_in(w, sa)}
     if len(missing) > len(extra) or len(missing) > _may_lose(len(sa)):
         return None
+    if missing and len(extra) > len(missing) + 1 and (
+            len(missing) > 1 or len(extra) > 4 or _observation(a_text) or _observation(b_text)):
+        # a reworded fact trades its words about one for one ("avoid ... allergy" / "reacts
+        # badly"), or one frame word for a few details ("has a job at Acme" / "works at Acme
+        # as a data engineer"); a clause that lacks words beside many the other adds, or a
+        # reworded activity, attitude or report, is another fact ("Nate practices for
+        # tournaments" / "Nate is participating in a tournament that he finds intense")
+        return None
     st_a, st_b = statement(a_text), statement(b_text)
     if _lead_name_differs(a_text, b_text):
         return None  # "Jon lost his job at Door Dash" / "Gina lost her job at Door Dash"
@@ -165,6 +173,16 @@ _NOT_NAMES = frozenset(("The", "A", "An", "This", "That", "These", "Those", "Our
                         "In", "At", "After", "Before", "When", "If", "Since", "Per"))
 
 
+def _observation(text: str) -> bool:
+    """An activity, an attitude, a report or a past event: what someone did, felt or said,
+    whose rewording is not a paraphrase of an attribute."""
+    from memmaint.maintenance.agents.slots import statement
+    from memmaint.maintenance.agents.updates import is_activity, is_long, is_opinion
+
+    st = statement(text)
+    return st.past or is_activity(st) or is_opinion(st) or is_long(st)
+
+
 def _lead_name_differs(a: str, b: str) -> bool:
     """Whether the two open with different names, neither mentioned by the other (their
     subjects); a capital that only starts the sentence ("Sessions of the choir") is not a
@@ -172,8 +190,11 @@ def _lead_name_differs(a: str, b: str) -> bool:
     fa, fb = _LEAD.match(a), _LEAD.match(b)
     if not fa or not fb or fa.group(1) in _NOT_NAMES or fb.group(1) in _NOT_NAMES:
         return False
-    return not re.search(rf"\b{fa.group(1)}\b", b, re.IGNORECASE) and not re.search(
-        rf"\b{fb.group(1)}\b", a, re.IGNORECASE)
+    if fa.group(1) == fb.group(1):
+        return False
+    # the other's subject may be named as the agent of a passive ("... is supported by Gina")
+    return not re.search(rf"\bby {fa.group(1)}\b", b) and not re.search(
+        rf"\bby {fb.group(1)}\b", a)
 
 
 def _may_lose(n: int) -> int:

@@ -97,7 +97,8 @@ def change_between(a: Statement, b: Statement, cosine: float,
         return None  # "Desk bookings for Monday ..." / "... for Tuesday ...": two scopes
     explicit = a.update_word or b.update_word or bool(a.switched_from or b.switched_from)
     if not polarity and not explicit and (
-            _activity(a) or _activity(b) or _long(a) or _long(b) or _opinion(a) or _opinion(b)):
+            is_activity(a) or is_activity(b) or is_long(a) or is_long(b)
+            or is_opinion(a) or is_opinion(b)):
         # an activity, a report or a long observation with another name is not an attribute
         # taking a new value ("Tim is currently reading a book by Patrick Rothfuss" / "Tim's
         # favorite book is Harry Potter"); an explicit change still is
@@ -112,12 +113,13 @@ _ADDITIVE = re.compile(r"\b(?:another|also|too|as well|additional|including|both
                        re.IGNORECASE)
 
 
-#: An activity ("is reading", "has been playing") or a report of what someone said or did
-#: ("mentions", "shares", "comments on").
+#: A report of what someone said or did ("mentions", "shares", "comments on").
+_REPORT = (r"mentions?|mentioned|shares?|shared|comments?|commented|expresses|expressed|shows?|"
+           r"showed|recommends?|recommended|says|said|tells|told|talks?|talked")
+#: An activity ("is reading", "has been playing") or a report.
 _ACTIVITY = re.compile(r"\b(?:(?:is|are|was|were|been)\s+(?:\w+ly\s+)?(?!going\b)[a-z]+ing|"
-                       r"mentions?|mentioned|shares?|shared|comments?|commented|expresses|"
-                       r"expressed|shows?|showed|recommends?|recommended|says|said|tells|"
-                       r"told|talks?|talked)\b", re.IGNORECASE)
+                       + _REPORT + r")\b", re.IGNORECASE)
+_REPORTS = re.compile(_REPORT, re.IGNORECASE)
 
 
 #: Verbs of attitude: several may hold at once ("Tim appreciates encouragement" / "Tim
@@ -129,17 +131,26 @@ _OPINION = frozenset(("find", "finds", "love", "loves", "like", "likes", "enjoy"
                       "misses", "appears", "seems"))
 
 
-def _opinion(st: Statement) -> bool:
+def is_opinion(st: Statement) -> bool:
+    """An attitude ("finds", "values", "loves"; :data:`_OPINION`), several of which may hold."""
     words = re.findall(r"[a-z]+", st.text.lower())
     return bool(st.verb in _OPINION or (st.verb in ("now", "always", "really", "also")
                                          and any(w in _OPINION for w in words[:6])))
 
 
-def _activity(st: Statement) -> bool:
+def is_activity(st: Statement) -> bool:
+    """An activity in progress or a report of what someone said or did (:data:`_ACTIVITY`)."""
     return bool(_ACTIVITY.search(st.text))
 
 
-def _long(st: Statement) -> bool:
+def is_report(st: Statement) -> bool:
+    """Whether the main verb reports what someone said or did ("Jon expressed gratitude",
+    "Maria mentions ..."); a source cited later in the text ("IT says ...") is not."""
+    return bool(st.verb and _REPORTS.fullmatch(st.verb))
+
+
+def is_long(st: Statement) -> bool:
+    """More than ``MAX_ATTRIBUTE_WORDS`` content words: an observation, not one attribute."""
     return len(content_words(st.text)) > MAX_ATTRIBUTE_WORDS
 
 
