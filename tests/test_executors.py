@@ -153,7 +153,7 @@ def test_tasks_pickle_for_process_workers(memories):
               lambda r: (r[0], r[1].labels.tolist(), r[1].reduced.tolist(),
                          r[1].reduction_fallback)),
              (_plan_chunk, (memories[:10], np.zeros(10, np.int64), vecs, cfg.agents, NOW, "p",
-                           namespace_priors(memories, cfg.agents, NOW)),
+                           namespace_priors(memories, cfg.agents, NOW), {}),
               lambda r: r.to_dict()))
     for fn, task, result in cases:
         fn2, task2 = pickle.loads(pickle.dumps((fn, task)))

@@ -10,12 +10,15 @@ A factory with ``plans_in_chunks = True`` plans every cluster on its own and det
 so the job's executors may plan chunks of clusters on workers and join them
 (:func:`plans_in_chunks`; :func:`memmaint.maintenance.job.executors.plan_on`); any other
 backend is planned in one call. A factory with ``cluster_size_limit(config)`` says how large
-a cluster it can read; the job splits larger ones first (:func:`cluster_size_limit`).
+a cluster it can read; the job splits larger ones first (:func:`cluster_size_limit`). A
+factory with ``reads_siblings = True`` (the rules) is given the serve history's siblings
+(``siblings=``, :func:`memmaint.maintenance.agents.outcome_rules.served_siblings`) when the
+store keeps one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -58,12 +61,16 @@ def cluster_size_limit(config: Config | AgentsConfig | None) -> int | None:
 
 def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings: Any,
          config: Config | AgentsConfig | None = None, now: datetime | None = None,
-         namespace: str | None = None, plan_id: str | None = None) -> Plan:
+         namespace: str | None = None, plan_id: str | None = None,
+         siblings: Mapping[tuple[str, str], Sequence[str]] | None = None) -> Plan:
     """Plan with the backend ``agents.backend`` names (``rules`` by default).
 
     ``config`` is a whole :class:`Config` or only its ``AgentsConfig`` (enough for the
     rules; the LLM backend needs the whole config for its ``[llm]`` section).
     """
-    backend = agents_section(config).backend
-    planner = AGENTS.get(backend)(config if config is not None else AgentsConfig())
-    return planner(pool, labels, embeddings, now=now, namespace=namespace, plan_id=plan_id)
+    factory = AGENTS.get(agents_section(config).backend)
+    planner = factory(config if config is not None else AgentsConfig())
+    extra = {"siblings": siblings} if siblings and getattr(factory, "reads_siblings",
+                                                           False) else {}
+    return planner(pool, labels, embeddings, now=now, namespace=namespace, plan_id=plan_id,
+                   **extra)

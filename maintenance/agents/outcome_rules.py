@@ -20,11 +20,16 @@ Two rules, both reversible through ``memmaint undo`` like every action:
   0.45 only) is ``outcome_cluster_sibling_cosine = 2``: it kept failed advice whose good
   sibling is worded apart (cosine 0.2-0.45). What the cluster cannot say is *which* proven
   memory answers the failed one's question: on the generated dev set half the supersessions
-  point to proven advice of another need of the same subject (the failed advice is retired
-  either way; docs/evaluation.md). The queries that served both memories would say it; the
-  store keeps them (``serve_history``) and retrieval uses them
-  (:mod:`memmaint.maintenance.core.served`), but this rule does not read them yet. The
-  reason names both histories.
+  pointed to proven advice of another need of the same subject. **The serve history says
+  it** where the store keeps one (feedback recorded with its query:
+  :mod:`memmaint.maintenance.core.served`): :func:`served_siblings` names, for a memory that
+  failed for some queries, the memories that helped for the same questions (a use at cosine
+  ``agents.outcome_query_match`` or more with one of its failed queries), and those are
+  its siblings, wherever the clusterer put them; a memory the history names none for keeps
+  the cluster rule. The job computes them before planning
+  (:func:`memmaint.maintenance.job.served.serve_siblings`) and both
+  :func:`group_outcome_siblings` and the rule planner read them. The reason names both
+  histories.
 
 Siblings are often not in one cluster (advice that failed and advice that worked for the same
 problem share a topic, rarely a paraphrase), so before planning the job calls
@@ -48,6 +53,7 @@ from memmaint.maintenance.core.outcomes import (
     prob_worse,
 )
 from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.core.served import Key, ServeLog
 from memmaint.maintenance.retrieve.routing import unit_rows
 
 
@@ -77,8 +83,8 @@ def failure_eviction(mem: Memory, cfg: AgentsConfig) -> str | None:
 
 def better_sibling(i: int, mems: Sequence[Memory], sims: np.ndarray,
                    outcomes: Sequence[Outcome], candidates: Iterable[int],
-                   cfg: AgentsConfig, mates: Iterable[int] | None = None
-                   ) -> tuple[int, float] | None:
+                   cfg: AgentsConfig, mates: Iterable[int] | None = None,
+                   served: Sequence[int] = ()) -> tuple[int, float] | None:
     """The sibling that should supersede memory ``i``, with ``P(i is worse)``; ``None`` when
     there is none (see the module docstring).
 
@@ -89,19 +95,28 @@ def better_sibling(i: int, mems: Sequence[Memory], sims: np.ndarray,
     ``None``: every candidate is one, the planner's view of a cluster) at cosine
     ``outcome_cluster_sibling_cosine`` or more that helped more often than it failed, or
     ``i``'s nearest neighbour among the candidates when it has helped and their cosine
-    reaches ``outcome_sibling_cosine``."""
+    reaches ``outcome_sibling_cosine``. ``served`` (indices, best first) are the memories the
+    serve history says helped for the questions ``i`` failed for (:func:`served_siblings`):
+    one of them that is a candidate and that ``i`` is worse than with
+    ``outcome_supersede_confidence`` is taken before any other. The four times stricter
+    confidence for a memory that helped once guards against failures counted for another
+    question; the serve history says they were for the same one."""
     if mems[i].failures <= mems[i].successes:
         return None
     others = [j for j in candidates if j != i]
     if not others:
         return None
+    for j in (k for k in served if k in set(others)):
+        p = prob_worse(outcomes[i], outcomes[j])
+        if mems[j].successes > mems[j].failures and p >= cfg.outcome_supersede_confidence:
+            return j, p
+    need = required_confidence(mems[i], cfg)
     nearest = max(others, key=lambda k: (float(sims[i, k]), -k))
     eligible = [j for j in (others if mates is None else set(mates) & set(others))
                 if sims[i, j] >= cfg.outcome_cluster_sibling_cosine
                 and mems[j].successes > mems[j].failures]
     if mems[nearest].successes >= 1 and sims[i, nearest] >= cfg.outcome_sibling_cosine:
         eligible.append(nearest)
-    need = required_confidence(mems[i], cfg)
     for j in sorted(set(eligible), key=lambda k: (-float(sims[i, k]), k)):
         p = prob_worse(outcomes[i], outcomes[j])
         if p >= need:
@@ -125,12 +140,14 @@ def sibling_reason(i: int, j: int, mems: Sequence[Memory], sims: np.ndarray,
 
 def group_outcome_siblings(memories: Sequence[Memory], labels: np.ndarray, vectors: np.ndarray,
                            cfg: AgentsConfig, now: datetime,
-                           partitions: Iterable[np.ndarray]) -> np.ndarray:
+                           partitions: Iterable[np.ndarray],
+                           siblings: Mapping[Key, Sequence[str]] | None = None) -> np.ndarray:
     """Labels with every memory that has a better sibling (see the module docstring) moved
     into that sibling's cluster; a noise sibling and the memory form a new cluster.
 
-    ``partitions`` are the row indices of each namespace (labels are namespace-local).
-    Memories without outcome history never move, so a pool without feedback is unchanged.
+    ``partitions`` are the row indices of each namespace (labels are namespace-local);
+    ``siblings`` the serve history's (:func:`served_siblings`). Memories without outcome
+    history never move, so a pool without feedback is unchanged.
     """
     out = np.asarray(labels, dtype=np.int64).copy()
     for rows in partitions:
@@ -147,9 +164,12 @@ def group_outcome_siblings(memories: Sequence[Memory], labels: np.ndarray, vecto
         everyone = range(len(mems))
         local = out[rows]
         target: dict[int, int] = {}
+        at = {m.id: k for k, m in enumerate(mems)}
         for k in failing:
             mates = np.flatnonzero(local == local[k]).tolist() if local[k] >= 0 else []
-            found = better_sibling(k, mems, sims, outs, everyone, cfg, mates)
+            named = (siblings or {}).get((mems[k].namespace, mems[k].id), ())
+            found = better_sibling(k, mems, sims, outs, everyone, cfg, mates,
+                                   [at[x] for x in named if x in at])
             if found is not None:
                 target[k] = found[0]
         next_label = int(out[rows].max(initial=-1)) + 1
@@ -162,6 +182,32 @@ def group_outcome_siblings(memories: Sequence[Memory], labels: np.ndarray, vecto
                 out[rows[root]] = next_label
                 next_label += 1
             out[rows[k]] = out[rows[root]]
+    return out
+
+
+def served_siblings(log: ServeLog, match: float) -> dict[Key, tuple[str, ...]]:
+    """Per memory with a failure logged with its query, the ids of the memories of its
+    namespace that helped for the same questions: a success whose query has cosine ``match``
+    or more with one of its failed queries; the closest such query first, then the most
+    such successes."""
+    fails = log.outcomes == 0.0
+    helps = np.flatnonzero(log.outcomes == 1.0)
+    out: dict[Key, tuple[str, ...]] = {}
+    if not fails.any() or not len(helps):
+        return out
+    for key in dict.fromkeys(k for k, bad in zip(log.keys, fails) if bad):
+        rows = log.rows(key)
+        failed = rows[fails[rows]]
+        cos = (log.vectors[helps] @ log.vectors[failed].T).max(axis=1)
+        score: dict[str, tuple[int, float]] = {}
+        for h, c in zip(helps, cos):
+            other = log.keys[h]
+            if other == key or other[0] != key[0] or c < match:
+                continue
+            n, best = score.get(other[1], (0, -1.0))
+            score[other[1]] = (n + 1, max(best, float(c)))
+        if score:
+            out[key] = tuple(sorted(score, key=lambda x: (-score[x][1], -score[x][0], x)))
     return out
 
 

@@ -133,7 +133,8 @@ def _unit_rows(embeddings: Any, n: int) -> np.ndarray:
 def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings: Any,
          config: AgentsConfig | Any = None, now: datetime | None = None,
          namespace: str | None = None, plan_id: str | None = None,
-         priors: Mapping[str, OutcomePrior] | None = None) -> Plan:
+         priors: Mapping[str, OutcomePrior] | None = None,
+         siblings: Mapping[tuple[str, str], Sequence[str]] | None = None) -> Plan:
     """Plan maintenance for a pool with the rule-based agents (whatever ``agents.backend``
     says: :func:`memmaint.maintenance.agents.dispatch.plan` chooses the backend).
 
@@ -147,6 +148,9 @@ def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings:
         plan_id: fixes the plan id (and so the ids of merged memories), for reproducibility.
         priors: each namespace's outcome prior (default: from the base rate of ``pool``;
             a caller planning part of a pool passes the whole pool's).
+        siblings: per ``(namespace, id)``, the memories the serve history says helped for
+            the questions it failed for (``outcome_rules.served_siblings``), taken first when
+            it is superseded for failing.
 
     Raises:
         InputError: misaligned labels/embeddings, inactive memories, duplicate ids, wrong
@@ -164,7 +168,7 @@ def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings:
         priors = namespace_priors(pool, cfg, now)
     clusters = [
         plan_cluster([pool[i] for i in idx], vecs[idx], label, cfg, now, id_seed=pid,
-                     outcome_prior=prior_for(priors, ns))
+                     outcome_prior=prior_for(priors, ns), siblings=siblings)
         for (ns, label), idx in _groups(pool, labels_arr)
     ]
     result = Plan(clusters=tuple(clusters), config_hash=agents_config_hash(cfg), plan_id=pid,
@@ -256,7 +260,9 @@ def _stale_text(mem: Memory, f: float, cfg: AgentsConfig, now: datetime) -> str:
 
 def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
                  config: AgentsConfig, now: datetime, *, id_seed: str = "",
-                 outcome_prior: OutcomePrior | None = None) -> ClusterPlan:
+                 outcome_prior: OutcomePrior | None = None,
+                 siblings: Mapping[tuple[str, str], Sequence[str]] | None = None
+                 ) -> ClusterPlan:
     """The rule-based plan for one cluster (see the module docstring for the order).
 
     ``vectors`` are unit rows aligned with ``memories``; ``id_seed`` makes merged memory ids
@@ -284,7 +290,7 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
         elif why:
             keep_reason[i] = ("outcome", f"{why}, but protected: {protected[i]}")
     _supersede_by_outcome(mems, sims, outcome_prior or OutcomePrior(), protected, decided,
-                          replaced_by, cfg, now)
+                          replaced_by, cfg, now, siblings)
 
     if label == NOISE or n == 1:
         return _noise_plan(mems, fresh, protected, decided, keep_reason, flags, label, cfg,
@@ -367,18 +373,22 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
 
 def _supersede_by_outcome(mems: list[Memory], sims: np.ndarray, prior: OutcomePrior,
                           protected: list[str | None], decided: dict[int, Action],
-                          replaced_by: dict[str, str], cfg: AgentsConfig,
-                          now: datetime) -> None:
-    """Supersede memories a sibling of the cluster answers better (``outcome_rules``)."""
+                          replaced_by: dict[str, str], cfg: AgentsConfig, now: datetime,
+                          siblings: Mapping[tuple[str, str], Sequence[str]] | None) -> None:
+    """Supersede memories a sibling of the cluster answers better (``outcome_rules``; the
+    serve history's siblings first)."""
     if len(mems) < 2 or not any(m.failures for m in mems) or not any(m.successes
                                                                     for m in mems):
         return
     outs = outcomes_of(mems, prior, cfg, now)
+    at = {m.id: k for k, m in enumerate(mems)}
     for i in range(len(mems)):
         if i in decided or protected[i]:
             continue
         live = [j for j in range(len(mems)) if j not in decided]
-        found = better_sibling(i, mems, sims, outs, live, cfg)
+        named = (siblings or {}).get((mems[i].namespace, mems[i].id), ())
+        found = better_sibling(i, mems, sims, outs, live, cfg,
+                               served=[at[x] for x in named if x in at])
         if found is None:
             continue
         j, p = found
@@ -555,3 +565,4 @@ def rules_agent(config: AgentsConfig | Any) -> Callable[..., Plan]:
 
 
 rules_agent.plans_in_chunks = True  # type: ignore[attr-defined]  # see agents.dispatch
+rules_agent.reads_siblings = True  # type: ignore[attr-defined]  # see agents.dispatch

@@ -108,12 +108,16 @@ class Maintained:
 
 
 def maintain(memories: Sequence[Memory], config: Config, cache: EvalCache, *,
-             now: datetime | None = None, store: Any = None) -> Maintained:
+             now: datetime | None = None, store: Any = None,
+             uses: Sequence[Any] = ()) -> Maintained:
     """Run the nightly job once over ``memories`` and read the pool back.
 
     With ``store=None`` a temporary SQLite store is created, filled with ``memories`` and
     thrown away afterwards; with a store, ``memories`` are added to it first (use this to
-    grow one pool across several runs). Embeddings come from ``cache``.
+    grow one pool across several runs). Embeddings come from ``cache``. ``uses`` (each with
+    ``namespace``, ``memory_id``, ``query``, ``success``) are recorded as feedback with its
+    query after the memories are added, so the store keeps a serve history (and the counters
+    grow by them).
     """
     from memmaint.maintenance.job.run import run_job
     from memmaint.maintenance.store.sqlite import SQLiteStore
@@ -122,11 +126,13 @@ def maintain(memories: Sequence[Memory], config: Config, cache: EvalCache, *,
         with tempfile.TemporaryDirectory(prefix="memmaint-eval-") as tmp:
             tmp_store = SQLiteStore(Path(tmp) / "pool.db")
             try:
-                return maintain(memories, config, cache, now=now, store=tmp_store)
+                return maintain(memories, config, cache, now=now, store=tmp_store, uses=uses)
             finally:
                 tmp_store.close()
     if memories:
         store.add_memories(list(memories))
+    for u in uses:
+        store.record_usage(u.namespace, u.memory_id, u.success, query=u.query)
     active_before = list(store.iter_memories(statuses=[Status.ACTIVE]))
     cache.seed_store(store, active_before, config.embedding)
     report = run_job(store, config, force=True, now=now)

@@ -15,6 +15,7 @@ scenario and configuration:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -296,15 +297,26 @@ def _fate(bad: str, good: str, active: set[str],
     return "-> own good" if target == good else f"-> {target}"
 
 
+def _maintain_devset(pool: list[Memory], uses: Sequence[Any], config: Config,
+                     cache: EvalCache) -> Any:
+    """One nightly run over the pool; with ``uses`` the store keeps them as its serve
+    history (recorded as feedback with the query, on counters that start at zero, so they
+    end where the set's counters are), as a store that keeps one would."""
+    used = {u.memory_id for u in uses}
+    start = [dataclasses.replace(m, successes=0, failures=0, retrievals=0, last_used_at=None)
+             if m.id in used else m for m in pool]
+    return maintain(start, config, cache, now=NOW, uses=uses)
+
+
 def run_outcome_devset(configs: Sequence[tuple[str, Config]], cache: EvalCache,
                        part: str = "dev", history: bool = True) -> DevReport:
     """Evaluate every configuration on one part of the generated set
     (:func:`memmaint.datasets.outcome_devset.load_devset`): each seed is one shared namespace
     with all needs and topics of the part; maintenance runs once over the whole pool.
 
-    With ``history`` the retrievers get the set's serve history (which wording of each need
-    served each advice, and the verdict), as a store that keeps one would give them; without
-    it they see the counters only."""
+    With ``history`` the retrievers and the nightly run get the set's serve history (which
+    wording of each need served each advice, and the verdict), as a store that keeps one
+    would give them; without it they see the counters only."""
     from memmaint.datasets.outcome_devset import load_devset
 
     dev = load_devset(part)
@@ -322,7 +334,7 @@ def run_outcome_devset(configs: Sequence[tuple[str, Config]], cache: EvalCache,
         log = serve_log(dev.uses, cache, config) if history else None
         before = _per_namespace(pool, vectors[:len(pool)], embedder, config, log)
         with_fresh = _per_namespace(control, vectors, embedder, config, log)
-        done = maintain(pool, config, cache, now=NOW)
+        done = _maintain_devset(pool, dev.uses if history else (), config, cache)
         active = {m.id for m in done.active}
         replaced = {m.id: (m.replaced_by, m.status.value) for m in done.memories}
         after = _per_namespace(done.active, cache.embed([m.text for m in done.active],

@@ -333,12 +333,12 @@ def cluster_namespaces(executor: Executor, vectors: np.ndarray,
 # -- per-cluster agent work -----------------------------------------------------------------
 
 def _plan_chunk(task: tuple[list[Memory], np.ndarray, np.ndarray, Any, datetime, str,
-                            Any]) -> Any:
+                            Any, Any]) -> Any:
     from memmaint.maintenance.agents.rules import plan
 
-    memories, labels, vectors, agents_config, now, plan_id, priors = task
+    memories, labels, vectors, agents_config, now, plan_id, priors, siblings = task
     return plan(memories, labels, vectors, agents_config, now=now, plan_id=plan_id,
-                priors=priors)
+                priors=priors, siblings=siblings)
 
 
 def _group_order(memories: Sequence[Memory], labels: np.ndarray) -> list[list[int]]:
@@ -352,11 +352,12 @@ def _group_order(memories: Sequence[Memory], labels: np.ndarray) -> list[list[in
 
 
 def plan_on(executor: Executor, memories: Sequence[Memory], labels: Any, vectors: Any,
-            config: Config, now: datetime | None = None, plan_id: str | None = None) -> Any:
+            config: Config, now: datetime | None = None, plan_id: str | None = None,
+            siblings: Mapping[tuple[str, str], Sequence[str]] | None = None) -> Any:
     """The plan of the configured backend (:mod:`memmaint.maintenance.agents.dispatch`, the one
     switch); a backend that :func:`~memmaint.maintenance.agents.dispatch.plans_in_chunks`
     (the rules) has its clusters planned on ``executor`` in contiguous chunks (about four per
-    worker).
+    worker). ``siblings``: the serve history's (``agents.outcome_rules.served_siblings``).
 
     Gives the plan the local planner gives for the same ``now`` and ``plan_id``: clusters in
     the same order, the same actions and merged-memory ids. Any other backend (or an empty
@@ -373,7 +374,8 @@ def plan_on(executor: Executor, memories: Sequence[Memory], labels: Any, vectors
     agents = config.agents
     if not plans_in_chunks(config) or executor.workers <= 1 or len(memories) == 0 \
             or len(labels_arr) != len(memories):
-        return dispatch_plan(memories, labels_arr, vectors, config, now=now, plan_id=pid)
+        return dispatch_plan(memories, labels_arr, vectors, config, now=now, plan_id=pid,
+                             siblings=siblings)
     vecs = np.asarray(vectors)
     groups = _group_order(memories, labels_arr)
     n_chunks = min(len(groups), 4 * executor.workers)
@@ -389,8 +391,9 @@ def plan_on(executor: Executor, memories: Sequence[Memory], labels: Any, vectors
     tasks = []
     for rows in chunks:
         idx = np.sort(np.asarray(rows, dtype=np.int64))
+        keys = {(memories[i].namespace, memories[i].id) for i in idx}
         tasks.append(([memories[i] for i in idx], labels_arr[idx], vecs[idx], agents, now,
-                      pid, priors))
+                      pid, priors, {k: v for k, v in (siblings or {}).items() if k in keys}))
     parts = executor.map(_plan_chunk, tasks)
     clusters = tuple(c for p in parts for c in p.clusters)
     report: dict[str, Any] = {"clusters": 0, "singletons": 0, "memories": 0, "flagged": {}}

@@ -319,7 +319,7 @@ class Incremental:
                     by_ns[ns] = np.arange(at, at + k)
                 at += k
             sub = Pool([pool.memories[i] for i in rows], by_ns, pool.vectors[rows],
-                       pool.embedding)
+                       pool.embedding, pool.siblings)
         fixed = {ns: self.placements[ns].labels for ns in self.placements if ns in by_ns}
         return sub, fixed
 

@@ -37,6 +37,8 @@ class Pool:
     by_namespace: dict[str, np.ndarray]  # namespace -> row indices into memories
     vectors: np.ndarray | None = None
     embedding: dict[str, Any] = field(default_factory=dict)
+    #: the serve history's siblings of failed memories (``job.served.serve_siblings``)
+    siblings: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
 
 
 

@@ -129,6 +129,9 @@ def _embed(store: Any, config: Config, pool: Pool, progress: ProgressFn | None,
     pool.embedding = {"model_id": embedder.model_id, "dim": int(embedder.dim),
                       "embedded": int(result.embedded), "cached": int(result.cached),
                       "truncated": int(result.truncated)}
+    from memmaint.maintenance.job.served import serve_siblings
+
+    pool.siblings = serve_siblings(store, embedder, pool.memories, config.agents)
 
 
 def _tick(progress: ProgressFn | None, stage: str, done: int, total: int) -> None:
@@ -219,7 +222,7 @@ def _plan(pool: Pool, labels: np.ndarray, config: Config, now: datetime | None,
     from memmaint.maintenance.job.executors import LocalExecutor, plan_on
 
     return plan_on(executor or LocalExecutor(), pool.memories, labels, pool.vectors, config,
-                   now=now, plan_id=plan_id)
+                   now=now, plan_id=plan_id, siblings=pool.siblings)
 
 
 def _evaluate(name: str, whole: Pool, config: Config, agents_config: Config,
@@ -249,7 +252,8 @@ def _evaluate(name: str, whole: Pool, config: Config, agents_config: Config,
         # siblings and updates join the clusters of what they answer or replace
         clustered.labels = group_outcome_siblings(  # no-op without outcome history
             pool.memories, clustered.labels, pool.vectors, agents_config.agents,
-            to_utc(now) if now is not None else utcnow(), pool.by_namespace.values())
+            to_utc(now) if now is not None else utcnow(), pool.by_namespace.values(),
+            pool.siblings)
         clustered.labels = group_updates(  # an update and what it replaces, planned together
             pool.memories, clustered.labels, pool.vectors, agents_config.agents,
             pool.by_namespace.values())

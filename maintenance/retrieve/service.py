@@ -18,7 +18,7 @@ nightly run between two calls are all seen.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -165,29 +165,9 @@ class SearchService:
         return out
 
     def serve_log(self, memories: list[Memory]) -> ServeLog | None:
-        """The store's serve history of ``memories`` (the newest
-        :data:`MAX_SERVES_PER_MEMORY` uses of each), its queries embedded with the pool's
-        embedder; None when the store keeps none or none of them has a use with a query."""
-        history = getattr(self.store, "serve_history", None)
-        if history is None or not memories:
-            return None
-        wanted = {(m.namespace, m.id) for m in memories}
-        uses: dict[tuple[str, str], list[Any]] = {}
-        for ns in sorted({m.namespace for m in memories}):
-            for s in history(ns):
-                if (s.namespace, s.memory_id) in wanted:
-                    uses.setdefault((s.namespace, s.memory_id), []).append(s)
-        rows = [s for key in sorted(uses) for s in uses[key][-MAX_SERVES_PER_MEMORY:]]
-        if not rows:
-            return None
-        todo = sorted({s.query for s in rows} - set(self._query_vectors))
-        if todo:
-            vecs = np.asarray(self.embedder.embed(todo), dtype=np.float64)
-            self._query_vectors.update(zip(todo, vecs))
-        return ServeLog(tuple((s.namespace, s.memory_id) for s in rows),
-                        np.array([self._query_vectors[s.query] for s in rows]),
-                        np.array([np.nan if s.success is None else float(s.success)
-                                  for s in rows]))
+        """The store's serve history of ``memories`` (:func:`serve_log_of`), past queries
+        embedded once per service."""
+        return serve_log_of(self.store, memories, self.embedder.embed, self._query_vectors)
 
     def feedback(self, memory_id: str, outcome: str, namespace: str = "default",
                  query: str | None = None) -> Memory:
@@ -211,6 +191,34 @@ class SearchService:
         stored = self.store.get_memories(namespace, [memory_id])[0]
         log.info("feedback %s/%s: %s", namespace, memory_id, outcome)
         return stored
+
+
+def serve_log_of(store: Any, memories: list[Memory], embed: Callable[[list[str]], Any],
+                 vectors: dict[str, np.ndarray] | None = None) -> ServeLog | None:
+    """The store's serve history of ``memories`` (the newest :data:`MAX_SERVES_PER_MEMORY`
+    uses of each), its queries embedded with ``embed`` (the pool's embedder; ``vectors``
+    caches them across calls); None when the store keeps none or none of them has a use
+    with a query. The search service and the job (``job.served``) read it alike."""
+    history = getattr(store, "serve_history", None)
+    if history is None or not memories:
+        return None
+    vectors = {} if vectors is None else vectors
+    wanted = {(m.namespace, m.id) for m in memories}
+    uses: dict[tuple[str, str], list[Any]] = {}
+    for ns in sorted({m.namespace for m in memories}):
+        for s in history(ns):
+            if (s.namespace, s.memory_id) in wanted:
+                uses.setdefault((s.namespace, s.memory_id), []).append(s)
+    rows = [s for key in sorted(uses) for s in uses[key][-MAX_SERVES_PER_MEMORY:]]
+    if not rows:
+        return None
+    todo = sorted({s.query for s in rows} - set(vectors))
+    if todo:
+        vectors.update(zip(todo, np.asarray(embed(todo), dtype=np.float64)))
+    return ServeLog(tuple((s.namespace, s.memory_id) for s in rows),
+                    np.array([vectors[s.query] for s in rows]),
+                    np.array([np.nan if s.success is None else float(s.success)
+                              for s in rows]))
 
 
 def feedback_record(memory: Memory, outcome: str) -> Mapping[str, Any]:

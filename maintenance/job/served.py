@@ -1,0 +1,35 @@
+"""The serve history before planning (issue #37): which proven memory answers the questions
+a failed memory was served for.
+
+A store that keeps feedback with its query (``store.serve_history``; the MCP server and
+``memmaint feedback --query`` record it) says more than the counters: for a memory that failed
+for some questions, the memories that helped for the same questions are its siblings
+(:func:`memmaint.maintenance.agents.outcome_rules.served_siblings`), whatever the clusterer
+made of their wording. The job reads them once, after embedding, so that regrouping
+(``group_outcome_siblings``) and the planner retire failed advice for the proven memory that
+served its queries, not for the nearest proven memory of its cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memmaint.maintenance.agents.outcome_rules import served_siblings
+from memmaint.maintenance.core.config import AgentsConfig
+from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.core.served import Key
+from memmaint.maintenance.retrieve.service import serve_log_of
+
+
+def serve_siblings(store: Any, embedder: Any, memories: Sequence[Memory],
+                   cfg: AgentsConfig) -> dict[Key, tuple[str, ...]]:
+    """Per failing memory of ``memories`` with failures logged with their query, the ids of
+    the memories that helped for the same questions (best first); empty when the store keeps
+    no serve history or nothing in the pool failed more often than it helped."""
+    if not any(m.failures > m.successes for m in memories):
+        return {}
+    log = serve_log_of(store, list(memories), embedder.embed)
+    if log is None:
+        return {}
+    return served_siblings(log, cfg.outcome_query_match)
