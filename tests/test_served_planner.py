@@ -115,3 +115,33 @@ def test_the_job_reads_the_stores_serve_history(tmp_path, with_query):
     bad = store.get_memories(NS, ["bad"])[0]
     assert (not bad.is_active and bad.replaced_by == "own") == with_query, bad
     store.close()
+
+
+def test_past_queries_are_embedded_once_through_the_stores_cache(tmp_path):
+    from memmaint.maintenance.core.records import content_hash
+    from memmaint.maintenance.embed.hashing import HashingEmbedder
+    from memmaint.maintenance.job.served import serve_siblings
+    from memmaint.maintenance.job.stages import DryRunCache
+
+    calls: list[int] = []
+
+    class Counting(HashingEmbedder):
+        def embed(self, texts):
+            calls.append(len(texts))
+            return super().embed(texts)
+
+    store = SQLiteStore(tmp_path / "m.db")
+    store.add_memories([mem("own"), mem("bad"), mem("other")])
+    for mid, ok in (("own", True), ("bad", False), ("bad", False)):
+        store.record_usage(NS, mid, ok, query="checkout is out of disk")
+    store.record_usage(NS, "other", True, query="roll back checkout")
+    pool = store.get_memories(NS, ["own", "bad", "other"])
+    embedder = Counting(dim=32)
+    dry = serve_siblings(DryRunCache(store), embedder, pool, AgentsConfig())
+    assert dry == {(NS, "bad"): ("own",)} and calls == [2]
+    asked = [content_hash("checkout is out of disk"), content_hash("roll back checkout")]
+    assert store.get_embeddings(embedder.model_id, asked) == {}  # the dry run wrote nothing
+    assert serve_siblings(store, embedder, pool, AgentsConfig()) == dry
+    assert serve_siblings(store, embedder, pool, AgentsConfig()) == dry
+    assert calls == [2, 2]  # the second real run found both queries cached
+    store.close()

@@ -19,6 +19,7 @@ from memmaint.maintenance.agents.outcome_rules import served_siblings
 from memmaint.maintenance.core.config import AgentsConfig
 from memmaint.maintenance.core.records import Memory
 from memmaint.maintenance.core.served import Key
+from memmaint.maintenance.embed.base import embed_memories
 from memmaint.maintenance.retrieve.service import serve_log_of
 
 
@@ -26,10 +27,22 @@ def serve_siblings(store: Any, embedder: Any, memories: Sequence[Memory],
                    cfg: AgentsConfig) -> dict[Key, tuple[str, ...]]:
     """Per failing memory of ``memories`` with failures logged with their query, the ids of
     the memories that helped for the same questions (best first); empty when the store keeps
-    no serve history or nothing in the pool failed more often than it helped."""
+    no serve history or nothing in the pool failed more often than it helped. Only the
+    namespaces with such a memory are read; their past queries are embedded through the
+    store's embedding cache."""
     if not any(m.failures > m.successes for m in memories):
         return {}
-    log = serve_log_of(store, list(memories), embedder.embed)
+    failing_ns = {m.namespace for m in memories if m.failures > m.successes}
+    log = serve_log_of(store, [m for m in memories if m.namespace in failing_ns],
+                       lambda texts: _through_cache(store, embedder, texts))
     if log is None:
         return {}
     return served_siblings(log, cfg.outcome_query_match)
+
+
+def _through_cache(store: Any, embedder: Any, texts: list[str]) -> Any:
+    """The queries' vectors through the store's content-hash embedding cache (a dry run's
+    :class:`~memmaint.maintenance.job.stages.DryRunCache` keeps new ones in memory), so a
+    nightly run embeds only the questions asked since the last one."""
+    queries = [Memory(text=t, id=f"query-{i}") for i, t in enumerate(texts)]
+    return embed_memories(store, embedder, queries).vectors
