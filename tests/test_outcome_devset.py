@@ -70,7 +70,8 @@ def test_dev_figures_with_counters_only_and_with_serve_history(tmp_path):
     counters alone must serve proven advice first where the failed advice is worded closer
     (20/32 on dev, 9/32 before; the misses are needs whose proven neighbour of another need
     is closer than their own advice, which counters cannot tell apart), the serve history
-    31/32; neither retires good advice, and the gate still refuses stale-only topics."""
+    31/32, and its planner names no other need's advice as a replacement; neither retires
+    good advice, and the gate still refuses stale-only topics."""
     from memmaint.maintenance.core.config import Config
     from memmaint.maintenance.evaluation.common import EvalCache
     from memmaint.maintenance.evaluation.outcomes import run_outcome_devset
@@ -83,3 +84,5 @@ def test_dev_figures_with_counters_only_and_with_serve_history(tmp_path):
         assert t["good_retired"] == 0 and t["bad_retired"] >= 30
         assert t["stale_refused"] >= 7 and t["control_served"] == 8
     assert served["off_topic_first"] <= 2
+    # the planner reads the serve history: failed advice gives way to its own good advice
+    assert served["bad_retired"] == 32 and served["bad_to_other"] == 0
