@@ -352,7 +352,8 @@ def test_partition_is_permutation_equivariant(seed, n, D, p, cos):
 
 # ---------------------------------------------------------------- the kernels' disk cache
 
-def test_every_kernel_is_disk_cached_and_stamped_with_all_kernel_files():
+def test_every_kernel_is_disk_cached_and_stamped_with_its_kernel_files():
+    import json
     from pathlib import Path
 
     from memmaint.clustering.genkt import _kernels as K
@@ -367,7 +368,30 @@ def test_every_kernel_is_disk_cached_and_stamped_with_all_kernel_files():
     assert len({k._cache.cache_path for k in C.KERNELS}) == 1
     stamp = Path(C.KERNELS[0]._cache.cache_path) / "genkt_kernels.sources"
     if stamp.exists():  # (not when the cache folder is read-only)
-        assert stamp.read_text() == K.sources_digest()
+        assert json.loads(stamp.read_text()) == K.module_digests()
+
+
+def test_a_kernel_files_digest_covers_the_kernel_files_it_imports_from(monkeypatch):
+    """A kernel file's cached code holds its callees and the constants it imports, from other
+    files: its digest changes with them, and with nothing else (issue #31: an edit to the
+    graph kernels no longer recompiles the other strategies)."""
+    from pathlib import Path
+
+    from memmaint.clustering.genkt import _kernels as K
+    from memmaint.clustering.genkt import _kernels_graph_heap, _kernels_plane
+
+    before = K.module_digests()
+    read = Path.read_bytes
+    for module in (_kernels_graph_heap, _kernels_plane):
+        monkeypatch.setattr(Path, "read_bytes", lambda self, path=module.__file__:
+                            read(self) + b"# edited\n" if str(self) == path else read(self))
+        after = K.module_digests()
+        monkeypatch.undo()
+        changed = {name for name in before if before[name] != after[name]}
+        if module is _kernels_plane:
+            assert changed == {"_kernels_plane"}
+        else:  # the graph's heap: the graph index and loop import from it
+            assert changed == {"_kernels_graph_heap", "_kernels_graph_index", "_kernels_graph"}
 
 
 def test_importing_the_kernels_touches_no_cache(tmp_path):
@@ -434,7 +458,10 @@ def test_a_strategys_first_compile_is_announced_once(tmp_path, monkeypatch, capl
         assert "(graph strategy)" in caplog.text
 
 
-def test_a_change_to_any_kernel_file_drops_every_kernel_cache(tmp_path):
+def test_a_change_to_a_kernel_file_drops_the_caches_that_depend_on_it(tmp_path):
+    import json
+    from types import SimpleNamespace
+
     from memmaint.clustering.genkt import _kernels as K
 
     class FakeCache:
@@ -447,14 +474,19 @@ def test_a_change_to_any_kernel_file_drops_every_kernel_cache(tmp_path):
             self.flushed += 1
 
     class FakeKernel:
-        def __init__(self):
+        def __init__(self, module):
             self._cache = FakeCache()
+            self.py_func = SimpleNamespace(__module__=f"memmaint.clustering.genkt.{module}")
 
-    kernels = [FakeKernel(), FakeKernel()]
-    assert K.refresh_disk_cache(kernels, "digest-1")  # no stamp yet: dropped
+    kernels = [FakeKernel("_kernels"), FakeKernel("_kernels_graph")]
+    stamp = tmp_path / "genkt_kernels.sources"
+    stamp.write_text("0123abc")  # the one-digest stamp of earlier versions
+    digests = {"_kernels": "a1", "_kernels_graph": "g1"}
+    assert K.refresh_disk_cache(kernels, digests) == {"_kernels", "_kernels_graph"}
     assert [k._cache.flushed for k in kernels] == [1, 1]
-    assert not K.refresh_disk_cache(kernels, "digest-1")  # same sources: kept
-    assert K.refresh_disk_cache(kernels, "digest-2")  # some kernel file changed: dropped
-    assert [k._cache.flushed for k in kernels] == [2, 2]
-    assert (tmp_path / "genkt_kernels.sources").read_text() == "digest-2"
-    assert not K.refresh_disk_cache([object()], "digest-3")  # no cache (NUMBA_DISABLE_JIT)
+    assert K.refresh_disk_cache(kernels, digests) == set()  # same sources: kept
+    assert K.refresh_disk_cache(kernels, {**digests, "_kernels_graph": "g2"}) == {
+        "_kernels_graph"}  # the graph kernels changed: only their caches go
+    assert [k._cache.flushed for k in kernels] == [1, 2]
+    assert json.loads(stamp.read_text()) == {"_kernels": "a1", "_kernels_graph": "g2"}
+    assert K.refresh_disk_cache([object()], {"x": "1"}) == set()  # no cache (DISABLE_JIT)

@@ -54,18 +54,23 @@ searches and slab-limited or, for p = 0, no reverse queries; its own loop) in
 ``_kernels_plane``, and the ``graph`` strategy's own loop, ``_kernels_graph`` (with
 ``_kernels_graph_heap`` and ``_kernels_graph_index``; see there).
 
-Every kernel is compiled with ``cache=True``. numba invalidates a cached function when *its
-own* file changes, but the machine code cached for ``cluster`` contains the kernels it calls
-from the other files; so the cache is also stamped with a digest of all nine files, and a
-change to any of them drops every kernel's cache (:func:`refresh_disk_cache`). The cache is
-turned on and checked on first use (:func:`ensure_fresh`), never at import: importing the
-kernels reads and writes no file. :func:`prepare` also announces a strategy's first
-compilation on a machine the way UMAP's is announced.
+Every kernel is cached on disk by numba. numba invalidates a cached function when *its own*
+file changes, but the machine code cached for ``cluster`` contains the kernels it calls from
+the other files, and the constants it imports from them; so each kernel file is stamped with
+a digest of its sources: its own file and, transitively, every kernel file it imports names
+from (:func:`module_digests`). A change drops the caches of the files that depend on it and
+no others (:func:`refresh_disk_cache`): an edit to the graph kernels recompiles the graph
+strategy, not ``nn``/``tree`` and ``plane``. The cache is turned on and checked on first use
+(:func:`ensure_fresh`), never at import: importing the kernels reads and writes no file.
+:func:`prepare` also announces a strategy's first compilation on a machine the way UMAP's is
+announced.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import json
 import logging
 import os
 import sys
@@ -124,7 +129,6 @@ from memmaint.clustering.genkt._kernels_common import (
     tour_build,
     tour_update,
 )
-from memmaint.clustering.genkt._kernels_plane import plane_cluster
 from memmaint.clustering.genkt._kernels_tree import (
     bump_maxr,
     permute_rows,
@@ -136,7 +140,8 @@ from memmaint.clustering.genkt._kernels_tree import (
     tree_tighten_all,
 )
 
-__all__ = ["cluster", "labels_from_history", "plane_cluster", "refresh_disk_cache", "replay"]
+__all__ = ["cluster", "ensure_fresh", "labels_from_history", "module_digests", "prepare",
+           "refresh_disk_cache", "replay"]
 
 log = logging.getLogger(__name__)
 
@@ -347,71 +352,106 @@ def replay(x, e, w, lo, hi, m, rec, twop):
 
 # ---------------------------------------------------------------- the disk cache
 
-_STAMP = "genkt_kernels.sources"
+_STAMP = "genkt_kernels.sources"  # JSON: kernel file -> digest its cached kernels were built from
 
 
-def sources_digest() -> str:
-    """sha256 of the nine kernel files (any change to any of them changes it)."""
-    h = hashlib.sha256()
-    for module in (_kernels_common, _kernels_brute, _kernels_tree, _kernels_caches,
-                   _kernels_plane, _kernels_graph_heap, _kernels_graph_index, _kernels_graph,
-                   sys.modules[__name__]):
-        h.update(Path(str(module.__file__)).read_bytes())
-    return h.hexdigest()
+def _short(module: str) -> str:
+    return module.rsplit(".", 1)[-1]
 
 
-def _disk_caches(kernels: Sequence[Any]) -> list[Any]:
-    """The kernels' on-disk numba caches (none under ``NUMBA_DISABLE_JIT``)."""
-    return [c for c in (getattr(k, "_cache", None) for k in kernels)
-            if c is not None and hasattr(c, "flush") and hasattr(c, "cache_path")]
+def module_digests() -> dict[str, str]:
+    """sha256 per kernel file (by module name, ``_kernels_graph`` ...) of what its compiled
+    kernels depend on: its own source and, transitively, the sources of every kernel file it
+    imports names from (callees, and constants numba freezes into the machine code)."""
+    modules = (_kernels_common, _kernels_brute, _kernels_tree, _kernels_caches, _kernels_plane,
+               _kernels_graph_heap, _kernels_graph_index, _kernels_graph, sys.modules[__name__])
+    src = {_short(m.__name__): Path(str(m.__file__)).read_bytes() for m in modules}
+    direct = {name: {_short(node.module) for node in ast.walk(ast.parse(text))
+                     if isinstance(node, ast.ImportFrom) and node.module
+                     and _short(node.module) in src}
+              for name, text in src.items()}
+    digests = {}
+    for name in src:
+        deps, todo = {name}, [name]
+        while todo:
+            for dep in direct[todo.pop()] - deps:
+                deps.add(dep)
+                todo.append(dep)
+        h = hashlib.sha256()
+        for dep in sorted(deps):
+            h.update(dep.encode() + b"\0" + src[dep])
+        digests[name] = h.hexdigest()
+    return digests
 
 
-def refresh_disk_cache(kernels: Sequence[Any], digest: str) -> bool:
-    """Drop the on-disk cache of every kernel in ``kernels`` unless the stamp file next to
-    it says it was written from sources with this ``digest``; then write the stamp.
+def _disk_caches(kernels: Sequence[Any]) -> list[tuple[str, Any]]:
+    """(kernel file, on-disk numba cache) of each kernel that has one (none under
+    ``NUMBA_DISABLE_JIT``)."""
+    out = []
+    for k in kernels:
+        cache = getattr(k, "_cache", None)
+        if cache is not None and hasattr(cache, "flush") and hasattr(cache, "cache_path"):
+            out.append((_short(getattr(getattr(k, "py_func", None), "__module__", "") or ""),
+                        cache))
+    return out
 
-    Returns whether the caches were dropped. Without a cache (``NUMBA_DISABLE_JIT``) or in a
-    read-only cache folder nothing happens (numba's own per-file check still applies).
+
+def refresh_disk_cache(kernels: Sequence[Any], digests: dict[str, str]) -> set[str]:
+    """Drop the on-disk cache of every kernel in ``kernels`` whose file's digest (``digests``,
+    see :func:`module_digests`) is not the one the stamp file next to the caches recorded;
+    then record ``digests``.
+
+    Returns the kernel files whose caches were dropped. Without a cache
+    (``NUMBA_DISABLE_JIT``) or in a read-only cache folder nothing happens (numba's own
+    per-file check still applies).
     """
     caches = _disk_caches(kernels)
     if not caches:
-        return False
-    stamp = Path(caches[0].cache_path) / _STAMP
+        return set()
+    stamp = Path(caches[0][1].cache_path) / _STAMP
     try:
-        if stamp.read_text(encoding="ascii") == digest:
-            return False
-    except (OSError, UnicodeDecodeError):
-        pass
+        old = json.loads(stamp.read_text(encoding="ascii"))
+    except (OSError, ValueError):  # none yet, or the one-digest stamp of earlier versions
+        old = {}
+    if not isinstance(old, dict):
+        old = {}
+    stale = {name for name, digest in digests.items() if old.get(name) != digest}
+    if not stale:
+        return set()
     try:
-        for cache in caches:
-            cache.flush()  # an empty index: every signature recompiles once, then is cached
+        for name, cache in caches:
+            if name in stale:
+                cache.flush()  # an empty index: every signature recompiles once, then is cached
         stamp.parent.mkdir(parents=True, exist_ok=True)
         tmp = stamp.with_name(f"{_STAMP}.{os.getpid()}.tmp")
-        tmp.write_text(digest, encoding="ascii")
+        tmp.write_text(json.dumps({**old, **digests}, sort_keys=True), encoding="ascii")
         os.replace(tmp, stamp)
     except OSError as exc:
         log.debug("genkt kernels: cannot refresh the numba cache in %s: %s",
                   stamp.parent, exc)
-        return False
-    log.debug("genkt kernels: sources changed, dropped the numba cache in %s", stamp.parent)
-    return True
+        return set()
+    log.debug("genkt kernels: sources changed, dropped the numba cache of %s in %s",
+              ", ".join(sorted(stale)), stamp.parent)
+    return stale
 
 
-_prepared: dict[str, Any] = {}  # "digest" once the cache was checked in this process
+_prepared: dict[str, Any] = {}  # "digests" once the cache was checked in this process
 
 #: how long a strategy's first compilation takes on 2 cores (what the notice says)
 _COMPILE_TIME = {"graph": "about 30-60 s on 2 cores", "plane": "about 5-10 s on 2 cores"}
 _FAMILY = {"nn": "cluster", "tree": "cluster"}
+#: the kernel file of each family's loop (its digest names the family's compile marker)
+_LOOP_FILE = {"cluster": "_kernels", "plane": "_kernels_plane", "graph": "_kernels_graph"}
 
 
 def ensure_fresh() -> None:
     """Once per process, before the first kernel call (:func:`prepare` calls it): turn the
     kernels' disk cache on (``_kernels_common.enable_disk_cache``) and check it against their
-    sources (dropped when any kernel file changed)."""
-    if "digest" not in _prepared:
+    sources (a kernel file's caches are dropped when it or a file it imports from changed)."""
+    if "digests" not in _prepared:
         _kernels_common.enable_disk_cache()
-        _prepared["digest"] = sources_digest()
-        refresh_disk_cache(KERNELS, _prepared["digest"])
+        _prepared["digests"] = module_digests()
+        refresh_disk_cache(KERNELS, _prepared["digests"])
 
 
 def prepare(strategy: str) -> Any:
@@ -428,6 +468,7 @@ def prepare(strategy: str) -> Any:
     if not caches:  # no disk cache (NUMBA_DISABLE_JIT): nothing compiles, nothing to say
         return CompileNotice(None)
     family = _FAMILY.get(strategy, strategy)  # strategies sharing one loop share its compile
-    marker = Path(caches[0].cache_path) / f"genkt-{_prepared['digest'][:16]}-{family}.compiled"
+    digest = _prepared["digests"][_LOOP_FILE.get(family, "_kernels")]
+    marker = Path(caches[0][1].cache_path) / f"genkt-{digest[:16]}-{family}.compiled"
     return CompileNotice(marker, f"GenKT's numba kernels ({strategy} strategy)",
                          _COMPILE_TIME.get(strategy, "about 20-40 s on 2 cores"))

@@ -453,7 +453,9 @@ def genkt_cluster(X, embeddings=None, weights=None,
             lo, hi, q, d2, fids, fw, fpos = graph_cluster(
                 x, e, w, twop, R2, float(d.cos_cut), use_cos, code, _TUNING)
         elif strategy == "plane":
-            lo, hi, q, d2, fids, fw, fpos = K.plane_cluster(
+            from memmaint.clustering.genkt._kernels_plane import plane_cluster
+
+            lo, hi, q, d2, fids, fw, fpos = plane_cluster(
                 x, w, twop, R2, code, int(_TUNING["leaf_size"]), -1)
         else:
             lo, hi, q, d2, fids, fw, fpos = K.cluster(
