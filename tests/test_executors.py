@@ -123,7 +123,7 @@ def test_plan_on_equals_the_local_plan(memories):
     # the true classes (some noise) per namespace: clusters, singletons and noise rows
     labels = np.array([m.metadata["label"] + 100 * NAMESPACES.index(m.namespace)
                        if m.metadata["label"] >= 0 else -1 for m in memories])
-    want = plan(memories, labels, vecs, cfg.agents, now=NOW, plan_id="p-1")
+    want = plan(memories, labels, vecs, cfg, now=NOW, plan_id="p-1")
     with ThreadExecutor(3) as ex:
         got = plan_on(ex, memories, labels, vecs, cfg, now=NOW, plan_id="p-1")
     assert got.to_dict() == want.to_dict()

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memmaint.maintenance.agents.clause_vectors import ClauseEmbedder
 from memmaint.maintenance.agents.coverage import (
     Unit,
     coverage,
@@ -44,14 +45,17 @@ from memmaint.maintenance.agents.coverage import (
     stem,
     units,
 )
+from memmaint.maintenance.agents.provenance import fact_core
 from memmaint.maintenance.agents.samefact import (
     MULTI_CLAUSE_COSINE,
     SAME_FACT_COSINE,
+    is_opinion,
+    is_report,
     same_fact,
     states_same_fact,
 )
 from memmaint.maintenance.agents.slots import Statement, is_past, relation, statement
-from memmaint.maintenance.agents.updates import RelationFn, is_opinion, is_report
+from memmaint.maintenance.agents.updates import RelationFn
 from memmaint.maintenance.core.config import AgentsConfig
 from memmaint.maintenance.core.records import Memory
 
@@ -73,10 +77,22 @@ class Clause:
     near: np.ndarray | None = None  # the whole memory's vector, for a clause of several
 
 
+#: Where one sentence of a note strings several facts together: " - ", " + ", ", +", and
+#: ", and" before a new subject or an instruction ("..., and the same-day cutoff is 11am").
+_FRAGMENT = re.compile(r"\s+[-\u2013\u2014+]\s+|,\s*\+\s*|,\s+and\s+(?=(?:the|we|it|they|"
+                       r"expect|send|use|issue|route|tell|check|after|before|only)\b)")
+
+
 def clauses_of(text: str, vector: np.ndarray | None) -> list[Clause]:
-    """The clauses (sentences) of ``text``; a one-clause text gets ``vector``, the clauses of
-    a longer one get it as ``near`` (the memory's vector: what a clause says is near it)."""
-    parts = sentences(text) or [text]
+    """The clauses of ``text``: its sentences, cut again where a note strings facts together
+    with a dash or a plus, each without the framing and attribution around its fact
+    (:func:`~memmaint.maintenance.agents.provenance.fact_core`; a piece that only says where
+    it came from is no clause). A one-clause text gets ``vector``, the clauses of a longer
+    one get it as ``near`` (the memory's vector: what a clause says is near it)."""
+    pieces = [p for s in (sentences(text) or [text]) for p in _FRAGMENT.split(s)]
+    parts = [core for p in pieces if (core := fact_core(p)) and re.search(r"[A-Za-z0-9]", core)]
+    if not parts:
+        return []
     if len(parts) == 1:
         return [Clause(parts[0], vector)]
     return [Clause(p, None, vector) for p in parts]
@@ -175,15 +191,24 @@ class MergeText:
 
 
 def consolidate(group: Sequence[int], mems: Sequence[Memory], vecs: np.ndarray,
-                cfg: AgentsConfig) -> MergeText:
-    """The merged text of ``group`` (first: the canonical source) and who stays apart."""
+                cfg: AgentsConfig, embed: ClauseEmbedder | None = None) -> MergeText:
+    """The merged text of ``group`` (first: the canonical source) and who stays apart;
+    ``embed`` gives the clauses of memories of several clauses vectors of their own."""
     parts = {g: clauses_of(mems[g].text, vecs[g]) for g in group}
+    if embed is not None and len(group) > 1:
+        todo = [c.text for g in group for c in parts[g] if c.vector is None]
+        if todo:
+            vectors = iter(embed(todo))
+            parts = {g: [c if c.vector is not None else Clause(c.text, next(vectors), c.near)
+                         for c in parts[g]] for g in group}
 
     def covered_by(base: int, other: int) -> int:
         return sum(1 for c in parts[other] if clause_covered(c, parts[base]))
 
-    score = {b: (sum(covered_by(b, o) for o in group if o != b), len(units(mems[b].text)),
-                 -group.index(b)) for b in group}
+    # the most complete: covers most of the others, then says most (its facts, not their
+    # framing and attribution)
+    score = {b: (sum(covered_by(b, o) for o in group if o != b),
+                 len(units(" ".join(c.text for c in parts[b]))), -group.index(b)) for b in group}
     base = max(group, key=lambda b: score[b])
     newest_day = max(mems[g].created_at for g in group).date()
     text, kept = mems[base].text.strip(), list(parts[base])
@@ -197,8 +222,8 @@ def consolidate(group: Sequence[int], mems: Sequence[Memory], vecs: np.ndarray,
         new = [c for c, why in found if not why]
         whys = sorted({why for _c, why in found if why})
         if not new:
-            joined[g] = ("duplicate", "says nothing the merged text does not: " + ", ".join(
-                "same words" if w == "words" else w for w in whys))
+            joined[g] = ("duplicate", "says nothing the merged text does not: " + (", ".join(
+                "same words" if w == "words" else w for w in whys) or "only where it came from"))
             out.append(g)
             continue
         if len(new) == len(found):

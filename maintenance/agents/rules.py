@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from memmaint.maintenance.agents.clause_vectors import ClauseEmbedder, clause_embedder
 from memmaint.maintenance.agents.conflicts import Facts, subject_similarity
 from memmaint.maintenance.agents.consolidate import (
     consolidate,
@@ -164,11 +165,12 @@ def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings:
     vecs = _unit_rows(embeddings, len(pool)) if len(pool) else np.zeros((0, 1))
     _check_pool(pool, namespace)
     pid = plan_id or new_id()
+    embed = clause_embedder(config)
     if priors is None:
         priors = namespace_priors(pool, cfg, now)
     clusters = [
         plan_cluster([pool[i] for i in idx], vecs[idx], label, cfg, now, id_seed=pid,
-                     outcome_prior=prior_for(priors, ns), siblings=siblings)
+                     outcome_prior=prior_for(priors, ns), siblings=siblings, embed=embed)
         for (ns, label), idx in _groups(pool, labels_arr)
     ]
     result = Plan(clusters=tuple(clusters), config_hash=agents_config_hash(cfg), plan_id=pid,
@@ -261,13 +263,14 @@ def _stale_text(mem: Memory, f: float, cfg: AgentsConfig, now: datetime) -> str:
 def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
                  config: AgentsConfig, now: datetime, *, id_seed: str = "",
                  outcome_prior: OutcomePrior | None = None,
-                 siblings: Mapping[tuple[str, str], Sequence[str]] | None = None
-                 ) -> ClusterPlan:
+                 siblings: Mapping[tuple[str, str], Sequence[str]] | None = None,
+                 embed: ClauseEmbedder | None = None) -> ClusterPlan:
     """The rule-based plan for one cluster (see the module docstring for the order).
 
     ``vectors`` are unit rows aligned with ``memories``; ``id_seed`` makes merged memory ids
     reproducible (they are uuid5 of the seed and the source ids); ``outcome_prior`` is the
-    namespace's (default: uniform).
+    namespace's (default: uniform); ``embed`` gives a merge's clauses vectors of their own
+    (:mod:`~memmaint.maintenance.agents.clause_vectors`).
     """
     cfg = config
     mems = list(memories)
@@ -337,7 +340,7 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
         if seed in taken:
             continue
         found = consolidate(merge_candidates(seed, live, taken, mems, sims, stmts, rel, cfg,
-                                             apart), mems, vectors, cfg)
+                                             apart), mems, vectors, cfg, embed)
         for j, why in found.apart.items():
             apart.setdefault(j, f"kept apart because {why}: near {mems[seed].id} (cosine "
                                 f"{sims[seed, j]:.2f})")
@@ -559,9 +562,10 @@ def merged_memory(sources: Sequence[Memory], *, id_seed: str = "",
 
 
 def rules_agent(config: AgentsConfig | Any) -> Callable[..., Plan]:
-    """The ``rules`` entry of the agent registry: a planner bound to ``config``."""
-    cfg = _agents_config(config)
-    return functools.partial(plan, config=cfg)
+    """The ``rules`` entry of the agent registry: a planner bound to ``config`` (a whole
+    config also gives the merges clause vectors from its ``[embedding]`` section)."""
+    _agents_config(config)  # fails early on anything else
+    return functools.partial(plan, config=config)
 
 
 rules_agent.plans_in_chunks = True  # type: ignore[attr-defined]  # see agents.dispatch

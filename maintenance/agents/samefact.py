@@ -173,11 +173,51 @@ _NOT_NAMES = frozenset(("The", "A", "An", "This", "That", "These", "Those", "Our
                         "In", "At", "After", "Before", "When", "If", "Since", "Per"))
 
 
+#: A report of what someone said or did ("mentions", "shares", "comments on").
+_REPORT = (r"mentions?|mentioned|shares?|shared|comments?|commented|expresses|expressed|shows?|"
+           r"showed|recommends?|recommended|says|said|tells|told|talks?|talked")
+#: An activity ("is reading", "has been playing") or a report.
+_ACTIVITY = re.compile(r"\b(?:(?:is|are|was|were|been)\s+(?:\w+ly\s+)?(?!going\b)[a-z]+ing|"
+                       + _REPORT + r")\b", re.IGNORECASE)
+_REPORTS = re.compile(_REPORT, re.IGNORECASE)
+
+
+#: Verbs of attitude: several may hold at once ("Tim appreciates encouragement" / "Tim
+#: appreciates John's support"), so another object is not another value.
+_OPINION = frozenset(("find", "finds", "love", "loves", "like", "likes", "enjoy", "enjoys",
+                      "believe", "believes", "appreciate", "appreciates", "value", "values",
+                      "admire", "admires", "feel", "feels", "think", "thinks", "hope",
+                      "hopes", "want", "wants", "wish", "wishes", "hate", "hates", "miss",
+                      "misses", "appears", "seems"))
+
+
+def is_opinion(st: Statement) -> bool:
+    """An attitude ("finds", "values", "loves"; :data:`_OPINION`), several of which may hold."""
+    words = re.findall(r"[a-z]+", st.text.lower())
+    return bool(st.verb in _OPINION or (st.verb in ("now", "always", "really", "also")
+                                         and any(w in _OPINION for w in words[:6])))
+
+
+def is_activity(st: Statement) -> bool:
+    """An activity in progress or a report of what someone said or did (:data:`_ACTIVITY`)."""
+    return bool(_ACTIVITY.search(st.text))
+
+
+def is_report(st: Statement) -> bool:
+    """Whether the main verb reports what someone said or did ("Jon expressed gratitude",
+    "Maria mentions ..."); a source cited later in the text ("IT says ...") is not."""
+    return bool(st.verb and _REPORTS.fullmatch(st.verb))
+
+
+def is_long(st: Statement) -> bool:
+    """More than ``MAX_ATTRIBUTE_WORDS`` content words: an observation, not one attribute."""
+    return len(content_words(st.text)) > MAX_ATTRIBUTE_WORDS
+
+
 def _observation(text: str) -> bool:
     """An activity, an attitude, a report or a past event: what someone did, felt or said,
     whose rewording is not a paraphrase of an attribute."""
     from memmaint.maintenance.agents.slots import statement
-    from memmaint.maintenance.agents.updates import is_activity, is_long, is_opinion
 
     st = statement(text)
     return st.past or is_activity(st) or is_opinion(st) or is_long(st)

@@ -336,8 +336,8 @@ def _plan_chunk(task: tuple[list[Memory], np.ndarray, np.ndarray, Any, datetime,
                             Any, Any]) -> Any:
     from memmaint.maintenance.agents.rules import plan
 
-    memories, labels, vectors, agents_config, now, plan_id, priors, siblings = task
-    return plan(memories, labels, vectors, agents_config, now=now, plan_id=plan_id,
+    memories, labels, vectors, config, now, plan_id, priors, siblings = task
+    return plan(memories, labels, vectors, config, now=now, plan_id=plan_id,
                 priors=priors, siblings=siblings)
 
 
@@ -392,7 +392,8 @@ def plan_on(executor: Executor, memories: Sequence[Memory], labels: Any, vectors
     for rows in chunks:
         idx = np.sort(np.asarray(rows, dtype=np.int64))
         keys = {(memories[i].namespace, memories[i].id) for i in idx}
-        tasks.append(([memories[i] for i in idx], labels_arr[idx], vecs[idx], agents, now,
+        # the whole config: its [embedding] section gives the merges' clause vectors
+        tasks.append(([memories[i] for i in idx], labels_arr[idx], vecs[idx], config, now,
                       pid, priors, {k: v for k, v in (siblings or {}).items() if k in keys}))
     parts = executor.map(_plan_chunk, tasks)
     clusters = tuple(c for p in parts for c in p.clusters)

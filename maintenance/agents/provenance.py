@@ -1,0 +1,68 @@
+"""What a note says apart from where it came from.
+
+Agents and people write facts with their provenance around them: a framing ("Note:",
+"Reminder:", "Macro text:"), a hedge ("I believe", "As far as I know,"), an attribution
+("according to Ravi", "confirmed with Tom:", "Grace confirmed it in Slack", "per the
+help-center article", "from ticket #56781"), an aside in parentheses ("(during the September
+billing incident)") or a remark about the note itself ("Keep this in answers.", "came up four
+times this week", "it's in the May changelog"). Two notes of one fact differ in these more
+than in the fact. :func:`fact_core` removes them, so that the merge's clause test
+(:func:`~memmaint.maintenance.agents.consolidate.clause_covered`) compares facts: a clause
+whose only news is who said it adds nothing to a merged text, and a clause that restates a
+fact under another attribution is covered. The merged memory keeps every source's id in its
+provenance, so nothing about where a fact came from is lost from the store.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_NAME = r"(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"  # capitalised words, whatever the flags
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+          r"December)")
+_COUNT = r"(?:\w+|a few)"
+
+#: Framings and hedges that open a note, each followed by ":" "-" "," or a space.
+_OPENERS = re.compile(
+    r"^\s*(?:note|nb|fyi|kb|reminder|heads up|important|internal note|internally|macro text|"
+    r"customer-facing answer|remember that|i believe|i think|as far as i know|"
+    r"if i remember correctly|apparently|per the (?:docs|documentation|wiki|help-center "
+    r"article|runbook)|confirmed with " + _NAME + r"|according to " + _NAME + r"|"
+    r"from ticket #\d+|from the [\w -]+ changelog)(?:\s*[:,\-–—]?\s+|\s*[.:]?\s*$)",
+    re.IGNORECASE)
+#: Attributions and remarks about the note, anywhere in it.
+_REMARKS = re.compile(
+    r"\s*\((?:during|after|before|in|from|per|as|when|saved|according|via|see|source)\b"
+    r"[^()]*\)"  # an aside in parentheses that says where or when it was noted
+    r"|[,;]?\s*\b(?:keep this in answers|during the [\w -]*?incident(?: review)?|"
+    r"in (?:the|last week's) [\w-]+(?: [\w-]+)*? (?:call|sync|meeting)|when a customer asked (?:on|in) \w+|"
+    r"came up " + _COUNT + r" times? (?:this|last) (?:week|month)|"
+    r"it'?s in the (?:" + _MONTH + r" )?changelog|" + _NAME + r" confirmed (?:it|this) in \w+|"
+    r"as " + _NAME + r" explained in \w+|ticket #\d+ was about exactly this|"
+    r"per the help-center article|according to " + _NAME + r"|"
+    r"(?:saved )?from (?:a )?ticket(?: #\d+)?)\b\.?",
+    re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def fact_core(text: str) -> str:
+    """``text`` without the framings, hedges, attributions and remarks around its fact
+    (module docstring); ``""`` when it says nothing else."""
+    out = text
+    for _ in range(3):  # "Note: according to Ravi, ..." wears two
+        stripped = _OPENERS.sub("", out)
+        if stripped == out:
+            break
+        out = stripped
+    out = _REMARKS.sub("", out)
+    return re.sub(r"\s{2,}", " ", out).strip(" \t,;:-–—")
+
+
+def says_only_provenance(text: str) -> bool:
+    """Whether ``text`` carries no word beyond where it came from ("Keep this in answers.",
+    "Grace confirmed it in Slack.")."""
+    return not re.search(r"[A-Za-z0-9]", fact_core(text))
+
+
+__all__ = ["fact_core", "says_only_provenance"]

@@ -1,0 +1,80 @@
+"""A merge compares facts, not their wrappers (#32): the framing, hedge and attribution around a
+note's fact (:mod:`memmaint.maintenance.agents.provenance`), a sentence that strings facts
+together with dashes or ", and", and clause vectors of their own for memories of several
+clauses (:mod:`memmaint.maintenance.agents.clause_vectors`)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from memmaint.maintenance.agents.clause_vectors import clause_embedder
+from memmaint.maintenance.agents.consolidate import clauses_of, consolidate
+from memmaint.maintenance.agents.provenance import fact_core, says_only_provenance
+from memmaint.maintenance.core.config import AgentsConfig, Config
+from memmaint.maintenance.core.records import Memory
+
+T0 = datetime(2025, 3, 1, 9, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(("text", "core"), [
+    ("Note: according to Ravi, UPS handles Japan orders.", "UPS handles Japan orders."),
+    ("The same-day cutoff is 11am (during the September billing incident).",
+     "The same-day cutoff is 11am."),
+    ("Confirmed with Tom: the breakfast is ordered from Bagel Barn.",
+     "the breakfast is ordered from Bagel Barn."),
+    ("As far as I know, refunds take 5 days, Grace confirmed it in Slack.",
+     "refunds take 5 days"),
+    ("According to Tom the user prefers tea.", "the user prefers tea."),  # a name, not words
+    ("Caroline went hiking (with Mel).", "Caroline went hiking (with Mel)."),  # not provenance
+    ("Tom talked in the call about Ravi.", "Tom talked in the call about Ravi."),
+])
+def test_fact_core_removes_framings_hedges_and_attributions_only(text, core):
+    assert fact_core(text) == core
+
+
+def test_a_remark_about_the_note_is_no_clause():
+    assert says_only_provenance("Keep this in answers.")
+    assert says_only_provenance("Came up three times this week.")
+    assert not says_only_provenance("Customers often open tickets about it.")
+    assert [c.text for c in clauses_of("The cutoff is 11am. Keep this in answers.", None)] \
+        == ["The cutoff is 11am."]
+
+
+def test_a_sentence_of_several_facts_is_cut_at_dashes_and_and_before_a_new_subject():
+    parts = [c.text for c in clauses_of(
+        "Orders to Japan ship with UPS, and the same-day cutoff is 11am - arrival in 4 to 6 "
+        "days.", None)]
+    assert parts == ["Orders to Japan ship with UPS", "the same-day cutoff is 11am",
+                     "arrival in 4 to 6 days."]
+    assert len(clauses_of("Tom and Ana, and Li met in Porto.", None)) == 1
+
+
+def _mem(i: int, text: str, days: int = 0) -> Memory:
+    return Memory(id=f"m{i}", text=text, namespace="ns", created_at=T0 + timedelta(days=days))
+
+
+def test_another_attribution_of_the_same_fact_adds_nothing_to_a_merge():
+    mems = [_mem(0, "UPS handles Japan orders, and the same-day cutoff is 11am.", 2),
+            _mem(1, "Note: according to Ravi, UPS handles Japan orders. Came up three times "
+                    "this week.", 0)]
+    done = consolidate([0, 1], mems, np.eye(2), AgentsConfig())
+    assert done.group == [0, 1] and done.joined[1][0] == "duplicate"
+    assert done.text == mems[0].text
+
+
+def test_clause_vectors_recognise_a_reworded_clause_inside_a_longer_memory():
+    """Word by word "Orders to Japan ship with UPS" lacks "handles"; with clause vectors of the
+    run's embedder it is the same fact, so the merged text states it once."""
+    mems = [_mem(0, "UPS handles Japan orders. The same-day cutoff is 11am. Parcels are "
+                    "insured up to $100.", 2),
+            _mem(1, "Orders to Japan ship with UPS. Parcels are insured up to $100.", 0)]
+    vecs = np.eye(2)
+    words_only = consolidate([0, 1], mems, vecs, AgentsConfig())
+    assert words_only.text.count("Japan") == 2  # what the memories' vectors alone allow
+    embed = clause_embedder(Config())
+    assert embed is not None and clause_embedder(AgentsConfig()) is None
+    done = consolidate([0, 1], mems, vecs, AgentsConfig(), embed)
+    assert done.group == [0, 1] and done.text == mems[0].text
