@@ -227,14 +227,14 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
     tour_build(tk, ti, size, I, F)
 
     # ---- merge loop
-    steps = 0
+    steps = np.int64(0)  # (not a literal: see _kernels_common's merge step)
     while steps < m_max:
         s = ti[1, 0]
         if s < 0 or I[s, NN] == NONE:
             break
         if I[s, NN] == LAZY:  # its lower bound is the smallest key: search further
             b, bd = tree_forward(s, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb,
-                                 CI, CF, clk, cd, cj, tune[4], True)
+                                 CI, CF, clk, cd, cj, tune[4], np.bool_(True))
             set_nn(s, b, bd, I, F)
             bump_maxr(T, FN, I[s, LEAF], rev_radius(F, s))
             tour_update(tk, ti, size, s, I, F)
@@ -262,7 +262,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
         # the new object's neighbour, then its entry in the spatial structure
         if use_tree:
             b, bd = tree_forward(s, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb,
-                                 CI, CF, clk, cd, cj, tune[4], False)
+                                 CI, CF, clk, cd, cj, tune[4], np.bool_(False))
         else:
             b, bd = brute_nn(s, x, xh, h, ev, use_cos, cos_cut, R2, I, alist, na)
         set_nn(s, b, bd, I, F)
@@ -286,7 +286,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
             r = L[a]
             if use_tree:
                 b, bd = tree_forward(r, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd,
-                                     st_lb, CI, CF, clk, cd, cj, tune[4], False)
+                                     st_lb, CI, CF, clk, cd, cj, tune[4], np.bool_(False))
                 set_nn(r, b, bd, I, F)
                 bump_maxr(T, FN, I[r, LEAF], rev_radius(F, r))
             else:
@@ -336,7 +336,7 @@ def replay(x, e, w, lo, hi, m, rec, twop):
     for t in range(m):
         sa = slot_of[lo[t]]
         sb = slot_of[hi[t]]
-        recombine(sa, sa, sb, x, x, 0, ev, I, F, tmp, rec, twop, n + t)
+        recombine(sa, sa, sb, x, x, np.int64(0), ev, I, F, tmp, rec, twop, n + t)
         I[sb, ALIVE] = 0
         slot_of[n + t] = sa
     keep = np.empty(n - m, dtype=np.int64)

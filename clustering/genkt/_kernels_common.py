@@ -125,7 +125,7 @@ def final_objects(I, F, x):
     fids = np.empty(nf, dtype=np.int64)
     fw = np.empty(nf)
     fx = np.empty((nf, D))
-    a = 0
+    a = np.int64(0)  # (not a literal: see the merge step below)
     for s in range(n):
         if I[s, ALIVE] == 1:
             fids[a] = I[s, OID]
@@ -320,6 +320,10 @@ def set_nn(i, j, d2, I, F):
 # and retires the other; the slot-table loops (nn/tree, plane) first detach the pair
 # (``detach_pair``). Slots start with ``slot_init``, the history with ``history_new``, and
 # every loop returns ``loop_result``.
+# Literals: numba compiles a kernel once more for every literal constant it is called with,
+# also for a loop variable whose first value is a literal (while it infers the variable's
+# type); the loops start their step counters and pass their zeros as ``np.int64(0)`` (and
+# tree_forward's flag as ``np.bool_``) so that the merge step's kernels compile once each.
 
 @kernel
 def slot_init(s, oid, w, twop, R2, I, F):

@@ -499,7 +499,7 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
     jt = np.zeros(3, dtype=np.int64)  # the join test's state (``is_joined``)
     m_max, hist = history_new(n, max_steps)
     n_alive = n
-    steps = 0
+    steps = np.int64(0)  # (not a literal: see _kernels_common's merge step)
     while steps < m_max:
         s = ti[1, 0]
         if s < 0:
@@ -548,7 +548,8 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
             n_alive -= 1
             for k in range(D):
                 xold[k] = x[s, k]
-            merge_into(steps, s, u, q, d2su, hist, x, x, 0, ev, I, F, tmp, rec, twop, n)
+            merge_into(steps, s, u, q, d2su, hist, x, x, np.int64(0), ev, I, F, tmp, rec, twop,
+                       n)
             steps += 1
             dd = 0.0
             nrm = 0.0

@@ -317,7 +317,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
         tree_tighten_all(I, F, T, FN, nodes)
     tour_build(tk, ti, size, I, F)
 
-    steps = 0
+    steps = np.int64(0)  # (not a literal: see _kernels_common's merge step)
     while steps < m_max:
         s = ti[1, 0]
         if s < 0 or I[s, NN] < 0:
@@ -333,7 +333,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
         b1 = x[t, 1]
         tree_delete(s, x, I, T, B)
         tree_delete(t, x, I, T, B)
-        merge_into(step, s, t, q, d2, hist, x, x, 0, ev, I, F, tmp, rec, twop, n)
+        merge_into(step, s, t, q, d2, hist, x, x, np.int64(0), ev, I, F, tmp, rec, twop, n)
         tour_update(tk, ti, size, t, I, F)
         tree_insert(s, x, I, T, FN, B)
         b, bd = plane_nn(s, x, I, T, B, C, R2, st_nd, st_lb)

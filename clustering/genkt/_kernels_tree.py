@@ -152,16 +152,17 @@ def permute_rows(a, perm):
         return
     done = np.zeros(n, dtype=np.bool_)
     tmp = np.empty((1, m))
+    zero = np.int64(0)  # (not a literal: see _kernels_common's merge step)
     for start in range(n):
         if done[start]:
             continue
-        copy_row(tmp, 0, a, start)
+        copy_row(tmp, zero, a, start)
         j = start
         while True:
             done[j] = True
             src = perm[j]
             if src == start:
-                copy_row(a, j, tmp, 0)
+                copy_row(a, j, tmp, zero)
                 break
             copy_row(a, j, a, src)
             j = src
