@@ -118,6 +118,30 @@ def test_build_routing_from_a_plan(run):
     assert p4 is not None and "rate" in p4.terms and p4.kinds == {"default": 2}
 
 
+def test_memories_the_plan_does_not_cover_stay_routed(run):
+    """An incremental night plans only the clusters it touched: every other memory survives
+    as it is, keeps its cluster's centroid and assignment (issue #38)."""
+    pool, labels, vecs, the_plan = run
+    lab = np.asarray(labels)
+    rows = np.flatnonzero(lab == 0)
+    part = agents_plan([pool[i] for i in rows], lab[rows], vecs[rows], AgentsConfig(),
+                       now=NOW, plan_id="plan-1")
+    whole = build_routing(pool, labels, vecs, the_plan).get("default")
+    partial = build_routing(pool, labels, vecs, part).get("default")
+    assert whole is not None and partial is not None
+    assert partial.labels.tolist() == whole.labels.tolist() == [0, 1, 2, 3, 4]
+    for m, v in zip(pool, lab):
+        if v >= 0:
+            assert partial.assignment[m.id] == v
+    at = list(partial.labels)
+    assert np.allclose(partial.centroids[at.index(0)], whole.centroids[at.index(0)])
+    for c in (1, 2, 3, 4):  # not planned: every member counts
+        want = vecs[lab == c].mean(axis=0)
+        assert np.allclose(partial.centroids[at.index(c)], want / np.linalg.norm(want),
+                           atol=1e-6)
+    assert {p.label: p.size for p in partial.profiles}[4] == 3
+
+
 def test_noise_attaches_to_its_nearest_cluster_from_the_floor():
     mems = [mem(t, f"m{i}", 1) for i, t in enumerate(
         ["alpha one", "alpha two", "beta one", "beta two", "near alpha", "far away"])]

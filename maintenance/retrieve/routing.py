@@ -269,7 +269,11 @@ def _survivors(memories: Sequence[Any], plan: Any) -> tuple[dict[str, int], dict
     from memmaint.maintenance.plan.model import Keep, Merge
 
     row = {(m.namespace, m.id): i for i, m in enumerate(memories)}
-    alive: dict[str, int] = {}
+    planned = {(c.namespace, mid) for c in plan.clusters for mid in c.memory_ids}
+    # a memory the plan does not cover (an incremental run plans only the touched clusters)
+    # stays as it is
+    alive: dict[str, int] = {f"{ns}\x1f{mid}": i for (ns, mid), i in row.items()
+                             if (ns, mid) not in planned}
     created: dict[str, str] = {}
     for cluster, action in plan.actions():
         ns = cluster.namespace
@@ -309,11 +313,18 @@ def build_routing(memories: Sequence[Any], labels: Sequence[int] | np.ndarray, v
     else:
         alive = {f"{m.namespace}\x1f{m.id}": i for i, m in enumerate(memories)}
         created = {}
+    by_ns: dict[str, list[int]] = {}
+    for i, m in enumerate(memories):
+        by_ns.setdefault(m.namespace, []).append(i)
+    alive_by_ns: dict[str, dict[str, int]] = {ns: {} for ns in by_ns}
+    for key, r in alive.items():  # grouped once: a namespace's table reads only its own
+        alive_by_ns.setdefault(key.split("\x1f", 1)[0], {})[key] = r
     tables: dict[str, NamespaceRouting] = {}
-    for ns in sorted({m.namespace for m in memories}):
-        rows = np.asarray([i for i, m in enumerate(memories) if m.namespace == ns])
+    for ns in sorted(by_ns):
+        rows = np.asarray(by_ns[ns])
         tables[ns] = _namespace_table(ns, [memories[i] for i in rows], lab[rows], x, rows,
-                                      alive, created, attach_floor, run_id, model_id, n_terms)
+                                      alive_by_ns[ns], created, attach_floor, run_id,
+                                      model_id, n_terms)
     return Routing(tables)
 
 
