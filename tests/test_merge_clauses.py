@@ -78,3 +78,30 @@ def test_clause_vectors_recognise_a_reworded_clause_inside_a_longer_memory():
     assert embed is not None and clause_embedder(AgentsConfig()) is None
     done = consolidate([0, 1], mems, vecs, AgentsConfig(), embed)
     assert done.group == [0, 1] and done.text == mems[0].text
+
+
+def _clauses(embed, *texts):
+    from memmaint.maintenance.agents.consolidate import Clause
+
+    return [Clause(t, v) for t, v in zip(texts, embed(list(texts)))]
+
+
+@pytest.mark.parametrize(("clause", "kept", "same"), [
+    ("growth tier: $49/month.", "The Growth plan costs $49 a month.", True),
+    ("Email verification links expire after 24 hours", "verification emails only last 24 hours.",
+     True),
+    # another subject with the same figure, or a clause that says more than the figure
+    ("The Pro plan costs $49 a month.", "The Growth plan costs $49 a month.", False),
+    ("Seat add-ons can be refunded within 7 days.", "refund window for API overages: 7 days.",
+     False),
+    (("Issue the refund from the billing dashboard, and for setup fees the rule is prorated, "
+      "and customers get 14 days to ask for a refund on setup fees."),
+     "One-time setup fees can be refunded within 14 days.", False),
+    ("The Pro plan costs $29 a month.", "The Pro plan costs $49 a month.", False),
+])
+def test_a_restated_figure_is_covered_only_with_its_subject_and_words(clause, kept, same):
+    from memmaint.maintenance.agents.consolidate import clause_covered
+
+    embed = clause_embedder(Config())
+    a, b = _clauses(embed, clause, kept)
+    assert bool(clause_covered(a, [b])) is same

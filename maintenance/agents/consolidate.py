@@ -154,6 +154,8 @@ def clause_covered(clause: Clause, kept: Sequence[Clause]) -> str | None:
     va = _vector(clause)
     if va is None:
         return None
+    if clause.vector is not None and (why := _same_figures(clause, kept)):
+        return why
     for other in kept:
         vb = _vector(other)
         whole = clause.vector is None or other.vector is None  # a memory's vector stands in
@@ -161,6 +163,40 @@ def clause_covered(clause: Clause, kept: Sequence[Clause]) -> str | None:
         if vb is not None and (why := same_fact(clause.text, other.text, float(va @ vb),
                                                 threshold=floor)):
             return why
+    return None
+
+
+#: Clause cosine from which a clause stating the same figures as a kept clause of a merge
+#: group restates it ("growth tier: $49/month" / "The Growth plan costs $49 a month"; chosen
+#: on the demo pool and the decision set's dev part).
+SAME_FIGURES_COSINE = 0.6
+
+
+def _same_figures(clause: Clause, kept: Sequence[Clause]) -> str | None:
+    """A restatement of a kept clause's figures in other words ("growth tier: $49/month" /
+    "The Growth plan costs $49 a month"): its own clause vector at cosine >=
+    :data:`SAME_FIGURES_COSINE` to a kept clause's, every number and name it carries and at
+    least half of its words in that clause, and no value of that clause changed. Only the merge group's clauses are compared,
+    so the figures are about its one topic; a clause with no number is left to the other
+    tests."""
+    ua = units(clause.text)
+    figures = {u.key for u in ua if u.kind == "number"}
+    names = {u.key for u in ua if u.kind in ("name", "date")}
+    if not figures or clause.vector is None:
+        return None
+    for other in kept:
+        if other.vector is None:
+            continue
+        cos = float(clause.vector @ other.vector)
+        if cos < SAME_FIGURES_COSINE:
+            continue
+        ub = units(other.text)
+        words_b = {u.key for u in ub}
+        content = _content(ua)
+        if figures <= {u.key for u in ub if u.kind == "number"} and names <= words_b and \
+                2 * len(_fuzzy_missing(content, _content(ub))) <= len(content) and \
+                relation(statement(clause.text), statement(other.text), cos) is None:
+            return f"same figures (cosine {cos:.2f}; the same numbers and names)"
     return None
 
 
