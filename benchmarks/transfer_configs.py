@@ -16,6 +16,7 @@ best for that corpus with its labels, computed on the same pools) and the bar ``
     python benchmarks/transfer_configs.py --seed 2 --config my.toml
     python benchmarks/transfer_configs.py --seed 2 --seed 3 --config default \
         --config examples/linkage.toml --set clustering.linkage.cut_z=1.0
+    python benchmarks/transfer_configs.py --seed 2 --seed 3 --config default --embedder mpnet
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="also run each --config with this override (repeatable: one more "
                          "config per value)")
+    ap.add_argument("--embedder", default="minilm",
+                    help="[embedding] model for the pools (default minilm; mpnet: the extra)")
     a = ap.parse_args(argv)
     seeds = a.seed or [0]
 
@@ -68,7 +71,9 @@ def main(argv: list[str] | None = None) -> None:
             key, value = parse_fix(fix)
             configs[f"{os.path.basename(name)} {key}={value}"] = with_overrides(base,
                                                                               {key: value})
-    embedder = get_embedder()
+    from memmaint.maintenance.core.config import EmbeddingConfig
+
+    embedder = get_embedder(EmbeddingConfig(model=a.embedder))
     data = []
     for seed in seeds:
         for name, pool in transfer_pools(seed=seed, classes=a.classes):
