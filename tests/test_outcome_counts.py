@@ -63,7 +63,7 @@ def test_five_successes_beat_one_failure_worded_closer_by_up_to_0_6(good_cos, ga
 def test_the_old_additive_band_alone_would_serve_the_failure():
     # outcome_counts_evidence large: only the band's -2 * band * (r - m) is left
     pool, vecs, q = shared_pool(0.35, 0.95)
-    band_only = RetrieveConfig(lexical=False, outcome_counts_evidence=1e6)
+    band_only = RetrieveConfig(lexical=False, outcome_counts_evidence=1e6, replacement_cosine=2)
     assert retrieve("q", pool, vecs, config=band_only, now=NOW, query_vector=q).ids[0] == "bad"
 
 
@@ -114,7 +114,8 @@ def test_refusal_holds_with_a_proven_loosely_related_note():
 def test_the_retriever_agrees_with_the_formula():
     pool = [mem("bad", 0, 1), mem("good", 5, 0)]
     q, vecs = at_cosines([0.9, 0.4])
-    cfg = with_overrides(Config(), {"retrieve.lexical": False})
+    cfg = with_overrides(Config(), {"retrieve.lexical": False,  # the formula, no pairing
+                                    "retrieve.replacement_cosine": 2.0})
     r = Retriever(pool, vecs, config=cfg)
     expected, rate, evidence = r._outcomes.at(NOW)
     res = {x.id: x for x in r.search("q", query_vector=q, now=NOW).results}

@@ -187,7 +187,8 @@ def test_a_failure_sinks_by_its_evidence_a_success_lifts_within_the_band():
     # off (outcome_counts_evidence huge) leaves the band, which decides within 0.35 only
     good = {"successes": 5}
     bad = {"failures": 1}
-    band_only = RetrieveConfig(lexical=False, outcome_counts_evidence=1e6)
+    band_only = RetrieveConfig(lexical=False, outcome_counts_evidence=1e6,
+                                replacement_cosine=2.0)  # the band alone, no pairing
     for cfg, gap, expected in ((RetrieveConfig(lexical=False), 0.25, "good"),
                                (RetrieveConfig(lexical=False), 0.45, "good"),
                                (band_only, 0.25, "good"), (band_only, 0.45, "bad")):

@@ -405,12 +405,12 @@ class RetrieveConfig:
     outcome_counts_evidence: float = _opt(0.1, min=0.01, doc=(
         "counters alone: a memory below the namespace's base rate scores at most (1 - w) * "
         "similarity + w * expected success, w = n / (n + this)"))
-    route: bool = _opt(False, doc="score only the clusters nearest the query (the last run's "
-                                  "routing table)")
+    replacement_cosine: float = _opt(0.2, min=-1.0, max=2.0, doc="counters alone: a failed "
+                                     "memory's proven pair takes its place from this cosine; 2: off")
+    route: bool = _opt(False, doc="score only the clusters nearest the query (last routing table)")
     route_clusters: int = _opt(2, min=1, doc="routing: nearest cluster centroids searched")
-    route_margin: float = _opt(0.05, min=0.0, max=2.0,
-                               doc="routing: also search centroids this close (cosine) to the "
-                                   "last one picked")
+    route_margin: float = _opt(0.05, min=0.0, max=2.0, doc="routing: also search centroids "
+                               "this close (cosine) to the last one picked")
     route_min_candidates: int = _opt(10, min=1, doc="routing: score the whole pool when the "
                                                     "picked clusters hold fewer memories")
     route_attach_floor: float = _opt(0.5, min=-1.0, max=1.0,

@@ -337,8 +337,9 @@ def run_outcome_devset(configs: Sequence[tuple[str, Config]], cache: EvalCache,
         done = _maintain_devset(pool, dev.uses if history else (), config, cache)
         active = {m.id for m in done.active}
         replaced = {m.id: (m.replaced_by, m.status.value) for m in done.memories}
-        after = _per_namespace(done.active, cache.embed([m.text for m in done.active],
-                                                        config.embedding), embedder, config,
+        # every memory: the retired failed ones point to the advice that takes their place
+        after = _per_namespace(done.memories, cache.embed([m.text for m in done.memories],
+                                                          config.embedding), embedder, config,
                                log)
         rows = []
         for (_ns, s), q in zip(dev.scenarios, qv):

@@ -131,7 +131,8 @@ def _embed(store: Any, config: Config, pool: Pool, progress: ProgressFn | None,
                       "truncated": int(result.truncated)}
     from memmaint.maintenance.job.served import serve_siblings
 
-    pool.siblings = serve_siblings(store, embedder, pool.memories, config.agents)
+    pool.siblings = serve_siblings(store, embedder, pool.memories, config.agents, pool.vectors,
+                                   config.retrieve.replacement_cosine)
 
 
 def _tick(progress: ProgressFn | None, stage: str, done: int, total: int) -> None:

@@ -29,6 +29,9 @@ step's number, so a log line explains why a memory was served:
    past an on-topic one (issue #37: a lift that grew with the counters' evidence served
    proven advice of other needs first, since counters do not say for what a memory helped).
    Five successes in five at cosine 0.30 beat one failure at 0.90.
+   A failed memory on topic (active, or retired: inactive memories given to the retriever
+   point on) hands its place to the proven memory paired with it, which scores the failed
+   one's similarity plus its lift (:mod:`memmaint.maintenance.retrieve.replacement`).
    **With a serve history** (``served``, :mod:`memmaint.maintenance.core.served`: which query
    served a memory each time it helped or failed) a memory that has uses in it is scored
    instead by ``(1 - w) * base + w * m``: ``m`` the posterior mean from the outcomes of its
@@ -87,6 +90,7 @@ from memmaint.maintenance.core.outcomes import decay_factor
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
 from memmaint.maintenance.core.served import ServeLog, matched_counts
 from memmaint.maintenance.retrieve.bm25 import BM25
+from memmaint.maintenance.retrieve.replacement import Pairs, failed
 from memmaint.maintenance.retrieve.routing import RouteDecision, Router, Routing
 
 log = logging.getLogger(__name__)
@@ -137,6 +141,7 @@ class Result:
     history: tuple[int, int] = (0, 0)
     on_topic: bool = True
     served_for: tuple[float, int, int] | None = None
+    in_place_of: tuple[str, float] | None = None
 
     @property
     def id(self) -> str:
@@ -155,6 +160,9 @@ class Result:
             s, f = self.history
             parts.append(f"outcome {s} ok/{f} failed, expected {self.outcome:.2f} "
                          f"({self.outcome_bonus:+.3f})")
+        if self.in_place_of is not None:
+            parts.append(f"in place of failed {self.in_place_of[0]} (sim "
+                         f"{self.in_place_of[1]:.3f})")
         parts.append(f"{self.verdict} (freshness {self.freshness:.2f})")
         if not self.relevant:
             parts.append("below floor")
@@ -174,6 +182,8 @@ class Result:
             out["served_for"] = {"closest_query": self.served_for[0],
                                  "successes": self.served_for[1],
                                  "failures": self.served_for[2]}
+        if self.in_place_of is not None:
+            out["in_place_of"] = {"id": self.in_place_of[0], "similarity": self.in_place_of[1]}
         return out
 
 
@@ -333,6 +343,13 @@ class Retriever:
         self._outcomes = _OutcomeTable(self._active, agents)
         self._agents = agents
         self._keys = [(m.namespace, m.id) for m in self._active]
+        judged = set(self.served.keys) if self.served is not None else set()
+        gone = [i for i, m in enumerate(self.memories) if not m.is_active and failed(m)
+                and (m.namespace, m.id) not in judged]  # the history judges those
+        self._pairs = Pairs(self._active, self._vectors, [self.memories[i] for i in gone],
+                            _unit(vecs[gone]) if gone else None,
+                            self.retrieve_config.replacement_cosine
+                            if self.retrieve_config.outcome else 2.0)
 
     @property
     def pool_size(self) -> int:
@@ -387,7 +404,35 @@ class Retriever:
                    for j, i in enumerate(idx)]
         if cfg.outcome and self.served is not None and len(self.served):
             results = self._by_serve_history(results, idx, q, now, rate)
+        if self._pairs:
+            results = self._in_place(results, idx, q, sims, liftable, expected, rate)
         return self._decide(query, results, k, routed)
+
+    def _in_place(self, results: list[Result], idx: np.ndarray, q: np.ndarray,
+                  sims: np.ndarray, liftable: np.ndarray, expected: np.ndarray,
+                  rate: np.ndarray) -> list[Result]:
+        """A failed memory on topic for the query (a retired one included) hands its place
+        to the proven memory paired with it (:mod:`~memmaint.maintenance.retrieve.replacement`):
+        that one scores the failed memory's similarity plus its own lift, and counts as on
+        topic. A failed memory the serve history judges is left to the history."""
+        cfg = self.retrieve_config
+        scored = [(bool(liftable[j]) and r.on_topic and r.served_for is None,
+                   r.similarity + r.lexical, r.memory.id) for j, r in enumerate(results)]
+        norm = float(np.linalg.norm(q)) or 1.0
+        for jg, (base, mid, sim) in self._pairs.handovers(
+                idx, sims, scored, q / norm, cfg.similarity_floor, cfg.relevance_margin,
+                cfg.relevance_z, lambda s: _liftable(s, cfg.similarity_floor,
+                                                     cfg.relevance_z)).items():
+            g, i = results[jg], int(idx[jg])
+            score = base + 2.0 * cfg.outcome_band * float(expected[i] - rate[i])
+            if g.served_for is not None or score <= base or score <= g.final:
+                continue
+            if cfg.gate and g.verdict == STALE_WARN:
+                score *= g.freshness / FRESH_AT
+            results[jg] = dataclasses.replace(
+                g, final=score, outcome=float(expected[i]), relevant=True, on_topic=True,
+                outcome_bonus=score - g.similarity - g.lexical, in_place_of=(mid, sim))
+        return results
 
     def _by_serve_history(self, results: list[Result], idx: np.ndarray, q: np.ndarray,
                           now: datetime, rate: np.ndarray) -> list[Result]:
@@ -519,6 +564,11 @@ def _liftable(sims: np.ndarray, floor: float, z: float) -> np.ndarray:
         spread = 1.4826 * float(np.median(np.abs(sims - mid)))
         keep &= sims >= min(float(sims.max()), mid + z * spread)
     return keep
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms == 0, 1.0, norms)
 
 
 def _ranked(r: Result, rank: int) -> Result:

@@ -30,9 +30,13 @@ from memmaint.maintenance.core.records import Memory, Status
 from memmaint.maintenance.core.served import ServeLog
 from memmaint.maintenance.core.text import json_problem
 from memmaint.maintenance.retrieve.feedback import MAX_QUERY_CHARS
+from memmaint.maintenance.retrieve.replacement import failed
 from memmaint.maintenance.retrieve.search import Result, Retrieval, Retriever
 
 log = logging.getLogger(__name__)
+
+#: retired failed memories read as pointers per search (the newest; retrieve.replacement)
+MAX_RETIRED = 1000
 
 #: the most results one search may ask for
 MAX_K = 100
@@ -133,6 +137,10 @@ class SearchService:
         from memmaint.maintenance.embed.base import embed_memories
 
         memories = list(self.store.iter_memories(namespace, statuses=[Status.ACTIVE]))
+        # retired failed memories (the newest MAX_RETIRED) point to the proven memory that
+        # takes their place (retrieve.replacement)
+        memories += [m for m in self.store.iter_memories(
+            namespace, statuses=[Status.SUPERSEDED, Status.EVICTED]) if failed(m)][-MAX_RETIRED:]
         done = embed_memories(self.cache, self.embedder, memories,
                               batch_size=self.config.embedding.batch_size)
         if done.embedded:
