@@ -1,14 +1,23 @@
-"""Per-namespace overhead of the nightly job (issue #38 item 2: measured, not yet cut).
+"""Per-namespace overhead of the nightly job over many small namespaces (issue #38 item 2).
 
 Builds ``--namespaces`` K namespaces of ``--per`` M memories each (``nightly.py``'s synthetic
 text, hashing embedder, UMAP 2-D, HDBSCAN, rule agents, SQLite, ``[job] incremental = true``,
-``min_new_memories = 1``), runs the job once (full: no state yet), adds 1% new memories spread
-over the namespaces at random, then runs a full rebuild (dry) and the incremental night (applied)
-of the same store, each phase in its own process. Per-namespace overhead is each stage's time
-divided by the namespaces the run covered; compare with one namespace of K x M memories
+``min_new_memories = 1``), runs the job once (full: no state yet), adds 1% new memories, each
+in a namespace drawn at random, and copies the store and its state. Then, each phase in its own
+process and every run with ``force`` (so every namespace is at least checked):
+
+1. **full rebuild** (``full=True``, dry) of the first ``--full-sample`` namespaces (all by
+   default), its time per namespace scaled to K where it is a sample;
+2. the **incremental night** (applied) on each ``--executors`` in turn, each from the same copy
+   of the store and state: ``local`` (this process) and ``dask`` (a ``LocalCluster`` of 2
+   worker processes, 1 thread each; its start is timed apart).
+
+Prints per-namespace wall times, their ratios side by side, and whether the executors'
+plans decide alike. Compare with one namespace of K x M memories
 (``nightly_incremental.py --size``).
 
-    python benchmarks/many_namespaces.py --namespaces 200 --per 100 --workdir /tmp/nbm
+    python benchmarks/many_namespaces.py --namespaces 1000 --per 100 --workdir /tmp/nbm
+    python benchmarks/many_namespaces.py --namespaces 10000 --full-sample 1000 --workdir /tmp/nbm10k
 """
 
 from __future__ import annotations
@@ -52,12 +61,63 @@ def phase_build(db: str, k: int, per: int, seed: int, fresh: bool) -> dict:
     return {"inserted": n, "seconds": time.perf_counter() - t0}
 
 
+def phase_night(db: str, config_path: str, out: str, full: bool, dry: bool, executor: str,
+                only: int) -> dict:
+    from memmaint.maintenance.core.config import load_config
+    from memmaint.maintenance.core.records import parse_time
+    from memmaint.maintenance.job.executors import make_executor
+    from memmaint.maintenance.job.run import run_job
+    from memmaint.maintenance.store.sqlite import SQLiteStore
+
+    t0 = time.perf_counter()
+    ex = make_executor(executor, workers=2) if executor != "local" else None
+    start = time.perf_counter() - t0
+    plans: list = []
+    t1 = time.perf_counter()
+    with SQLiteStore(db, create=False) as store:
+        names = store.namespaces()[:only] if only else None
+        report = run_job(store, load_config(config_path), force=True, full=full, dry_run=dry,
+                         now=parse_time(NOW), plan_sink=plans.append, executor=ex,
+                         namespaces=names)
+    wall = time.perf_counter() - t1
+    if ex is not None:
+        ex.close()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    decisions = plans[0].decisions() if plans else {}
+    Path(out).write_text(json.dumps({f"{ns}/{mid}": kind for (ns, mid), kind in
+                                     sorted(decisions.items())}), encoding="utf-8")
+    modes = report.apply.get("incremental") or {}
+    skipped = report.apply.get("skipped_namespaces") or {}
+    return {
+        "status": report.status, "wall": wall, "executor_start": start,
+        "rss_mb": usage.ru_maxrss / 1024.0, "cpu_s": usage.ru_utime + usage.ru_stime,
+        "loadavg": os.getloadavg()[0],
+        "stages": {s.name: round(s.seconds, 2) for s in report.stages},
+        "namespaces": len(names) if names else None,
+        "run": len(report.namespaces) if report.status != "skipped" else 0,
+        "incremental_ns": sum(1 for m in modes.values() if m.get("mode") == "incremental"),
+        "idle_ns": sum(1 for w in skipped.values() if w.startswith("incremental:")),
+        "pool_before": report.pool_before,
+        "planned_clusters": len(plans[0].clusters) if plans else 0,
+        "llm_clusters": sum(1 for c in plans[0].clusters if len(c.memory_ids) > 1)
+        if plans else 0,
+    }
+
+
 def _child(args: list[str]) -> dict:
     return nightly.run_phase(__file__, args)
 
 
-def _run_child(args: list[str]) -> dict:
-    return nightly.run_phase(nightly_incremental.__file__, args)
+def _copy_store(src: Path, dst: Path) -> None:
+    import shutil
+    import sqlite3
+
+    for suffix in ("", "-wal", "-shm", ".lock"):
+        Path(f"{dst}{suffix}").unlink(missing_ok=True)
+    shutil.rmtree(f"{dst}.state", ignore_errors=True)
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+    shutil.copytree(f"{src}.state", f"{dst}.state")
 
 
 def main() -> None:
@@ -66,8 +126,20 @@ def main() -> None:
     ap.add_argument("--per", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workdir")
-    ap.add_argument("--phase", choices=("build", "add"), help=argparse.SUPPRESS)
+    ap.add_argument("--full-sample", type=int, default=0,
+                    help="full rebuild of this many namespaces only (0: all)")
+    ap.add_argument("--executors", nargs="+", default=["local", "dask"],
+                    choices=("local", "threads", "dask"))
+    ap.add_argument("--reuse", action="store_true",
+                    help="reuse the store in --workdir after its first run (snapshot.db)")
+    ap.add_argument("--phase", choices=("build", "add", "night"), help=argparse.SUPPRESS)
     ap.add_argument("--db", help=argparse.SUPPRESS)
+    ap.add_argument("--config", help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    ap.add_argument("--full", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--dry", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--executor", default="local", help=argparse.SUPPRESS)
+    ap.add_argument("--only", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     k, per = args.namespaces, args.per
     if args.phase == "build":
@@ -76,38 +148,75 @@ def main() -> None:
     if args.phase == "add":  # 1% new, each in a namespace drawn at random
         print(json.dumps(phase_build(args.db, k, max(1, per // 100), args.seed + 7, True)))
         return
+    if args.phase == "night":
+        print(json.dumps(phase_night(args.db, args.config, args.out, args.full, args.dry,
+                                     args.executor, args.only)))
+        return
     work = Path(args.workdir or tempfile.mkdtemp(prefix="memmaint-namespaces-"))
     work.mkdir(parents=True, exist_ok=True)
     cfg = work / "many.toml"
     cfg.write_text(nightly_incremental._config_toml("hashing")
                    + "min_new_memories = 1\n", encoding="utf-8")
-    db = work / f"ns-{k}x{per}.db"
-    for suffix in ("", "-wal", "-shm", ".lock"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
-    import shutil
-
-    shutil.rmtree(f"{db}.state", ignore_errors=True)
+    db, snap = work / f"ns-{k}x{per}.db", work / "snapshot.db"
     print(f"# {k} namespaces x {per} memories, cpus={os.cpu_count()}, work={work}", flush=True)
-    _child(["--phase", "build", "--db", str(db), "--namespaces", str(k), "--per", str(per),
-            "--seed", str(args.seed)])
-    run = ["--phase", "run", "--db", str(db), "--config", str(cfg)]
-    rows = [("first run (full)", _run_child([*run, "--out", str(work / "first.json")]))]
-    _child(["--phase", "add", "--db", str(db), "--namespaces", str(k), "--per", str(per),
-            "--seed", str(args.seed)])
-    rows.append(("full rebuild, dry (+1%)",
-                 _run_child([*run, "--full", "--dry", "--out", str(work / "full.json")])))
-    rows.append(("incremental night (+1%)",
-                 _run_child([*run, "--out", str(work / "incremental.json")])))
-    stages = ("load", "embed", "place", "reduce", "cluster", "plan", "apply")
-    print("\n| run | namespaces run | " + " | ".join(stages) + " | process wall s | "
-          "wall per namespace ms | peak RSS MB | load avg |")
-    print("|---" * (len(stages) + 6) + "|")
-    for name, r in rows:
-        modes = r.get("incremental") or {}
-        covered = len(modes) or k
+    rows = []
+    if not (args.reuse and snap.exists()):
+        for suffix in ("", "-wal", "-shm", ".lock"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        import shutil
+
+        shutil.rmtree(f"{db}.state", ignore_errors=True)
+        _child(["--phase", "build", "--db", str(db), "--namespaces", str(k), "--per",
+                str(per), "--seed", str(args.seed)])
+        first = _child(["--phase", "night", "--db", str(db), "--config", str(cfg), "--out",
+                        str(work / "first.json")])
+        print(f"first run: {json.dumps(first)}", flush=True)
+        rows.append(("first run (full, local)", first, k))
+        _child(["--phase", "add", "--db", str(db), "--namespaces", str(k), "--per", str(per),
+                "--seed", str(args.seed)])
+        _copy_store(db, snap)
+    night = ["--phase", "night", "--config", str(cfg)]
+    sample = args.full_sample if 0 < args.full_sample < k else 0
+    _copy_store(snap, db)
+    full = _child([*night, "--db", str(db), "--full", "--dry", "--only", str(sample),
+                   "--out", str(work / "full.json")])
+    print(f"full rebuild: {json.dumps(full)}", flush=True)
+    rows.append((f"full rebuild, dry (+1%){f', first {sample:,} namespaces' if sample else ''}",
+                 full, sample or k))
+    nights = {}
+    for name in args.executors:
+        _copy_store(snap, db)
+        got = _child([*night, "--db", str(db), "--executor", name,
+                      "--out", str(work / f"incremental-{name}.json")])
+        print(f"incremental night on {name}: {json.dumps(got)}", flush=True)
+        nights[name] = got
+        rows.append((f"incremental night (+1%), {name}", got, k))
+    stages = ("load", "place", "embed", "reduce", "cluster", "plan", "apply")
+    print("\ncells: wall s (shared machine: see load avg)")
+    print("\n| run | namespaces | run in full / incremental / idle | "
+          + " | ".join(stages) + " | process wall s | executor start s | wall per namespace ms"
+          " | peak RSS MB | load avg | LLM calls (clusters >= 2) |")
+    print("|---" * (len(stages) + 9) + "|")
+    for name, r, covered in rows:
         cells = " | ".join(f"{r['stages'].get(s, 0):.1f}" for s in stages)
-        print(f"| {name} | {covered:,} | {cells} | {r['process_wall']:.1f} | "
-              f"{1000 * r['wall'] / covered:.0f} | {r['rss_mb']:.0f} | {r['loadavg']:.1f} |")
+        n_full = r["run"] - r["incremental_ns"]
+        print(f"| {name} | {covered:,} | {n_full:,} / {r['incremental_ns']:,} / "
+              f"{r['idle_ns']:,} | {cells} | {r['process_wall']:.1f} | "
+              f"{r['executor_start']:.1f} | {1000 * r['wall'] / covered:.1f} | "
+              f"{r['rss_mb']:.0f} | {r['loadavg']:.1f} | {r['llm_clusters']:,} |")
+    full_rate = full["wall"] / (sample or k)
+    print(f"\nfull rebuild: {1000 * full_rate:.0f} ms per namespace"
+          f"{f' (measured on {sample:,}, scaled to {k:,}: {full_rate * k:.0f} s)' if sample else ''}")
+    ref = json.loads((work / f"incremental-{args.executors[0]}.json").read_text())
+    for name, got in nights.items():
+        same = json.loads((work / f"incremental-{name}.json").read_text()) == ref
+        print(f"incremental night on {name}: {got['wall']:.1f} s in the job "
+              f"({1000 * got['wall'] / k:.1f} ms per namespace), "
+              f"{full_rate * k / got['wall']:.1f}x faster than the full rebuild"
+              f"{' (scaled)' if sample else ''}; "
+              f"{got['wall'] / nights[args.executors[0]]['wall']:.2f}x "
+              f"the {args.executors[0]} night; plan "
+              f"{'identical to' if same else 'DIFFERS from'} the {args.executors[0]} night's")
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"children CPU {usage.ru_utime + usage.ru_stime:.1f} s")
 

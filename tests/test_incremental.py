@@ -113,14 +113,55 @@ def test_full_gives_exactly_the_full_run_plan(db, tmp_path):
     assert forced.to_json() == plain.to_json()
 
 
-def test_unchanged_store_plans_nothing_and_config_change_runs_full(db):
-    report, plan = plan_of(db, inc_cfg(), force=True)
+def test_unchanged_store_is_idle_and_config_change_runs_full(db):
+    """Nothing added, changed or removed and nothing due: the namespace is left out of the
+    run (even with force) before anything is embedded; its state stays valid."""
+    with SQLiteStore(db) as store:
+        report = run_job(store, inc_cfg(), dry_run=True, force=True)
+    assert report.status == "skipped" and report.embedding == {}
+    assert report.apply["skipped_namespaces"]["ns"].startswith(
+        "incremental: nothing added, changed or removed since run ")
+    with SQLiteStore(db) as store:  # an applied idle run leaves the state as it was
+        state_before = state_dir_for(store).load("ns")
+        assert run_job(store, inc_cfg(), force=True).status == "skipped"
+    with SQLiteStore(db) as store:
+        store.add_memories(additions("later"))
+    report, _ = plan_of(db, inc_cfg())
     assert report.apply["incremental"]["ns"]["mode"] == "incremental"
-    assert plan.clusters == ()
-    assert report.primary.n_memories == report.pool_before == 6
+    assert report.apply["incremental"]["ns"]["state_run"] == state_before.run_id
     changed, _ = plan_of(db, inc_cfg(agents__merge_threshold=0.97), force=True)
     assert changed.apply["incremental"]["ns"]["why"] == (
         "the configuration changed since the state was written")
+
+
+def test_an_untouched_namespace_costs_no_embedding_clustering_or_planning(tmp_path):
+    """Two maintained namespaces, news in one: the other is idle (left out before anything
+    is embedded), and the touched one decides as it would alone; a batched executor gives
+    the same plan."""
+    from memmaint.maintenance.job.executors import ThreadExecutor, batch_tasks
+
+    path = tmp_path / "two.db"
+    with SQLiteStore(path) as store:
+        store.add_memories(pool("ns") + pool("quiet"))
+        first = run_job(store, inc_cfg())
+        assert first.status == "succeeded" and set(first.namespaces) == {"ns", "quiet"}
+        store.add_memories(additions("new"))
+        n_ns = store.count_memories("ns", statuses=[Status.ACTIVE])
+    now = utcnow()
+    report, plan = plan_of(path, inc_cfg(), now=now, force=True)
+    assert report.namespaces == ["ns"]
+    assert report.apply["skipped_namespaces"]["quiet"].startswith("incremental: nothing")
+    assert set(report.apply["incremental"]) == {"ns"}
+    assert report.pool_before == n_ns  # only its memories were embedded (or read)
+    assert {s.name for s in report.stages} & {"reduce"} == set()
+    assert all(c.namespace == "ns" for c in plan.clusters)
+    _, plan_alone = plan_of(path, inc_cfg(), now=now, namespaces=["ns"])
+    assert plan_alone.decisions() == plan.decisions()
+    with ThreadExecutor(2) as ex:
+        _, threaded = plan_of(path, inc_cfg(), now=now, force=True, executor=ex)
+    assert threaded.decisions() == plan.decisions()
+    assert batch_tasks([100] * 8, 4) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert batch_tasks([500, 1, 1, 1], 2) == [[0], [1, 2, 3]] and batch_tasks([], 3) == []
 
 
 def test_time_sweep_replans_a_cluster_whose_memory_expired(db):
@@ -190,8 +231,9 @@ def test_applied_incremental_runs_keep_the_state_right(db):
     state = state_dir_for(SQLiteStore(db)).load("ns")
     assert state is not None and state.run_id == night.run_id
     assert set(state.ids.tolist()) == active and (state.base_size, state.drift) == (18, 4)
-    report, plan = plan_of(db, inc_cfg(), force=True)
-    assert report.apply["incremental"]["ns"]["changed"] == 0 and plan.clusters == ()
+    with SQLiteStore(db) as store:  # night three: nothing new, so the namespace is idle
+        report = run_job(store, inc_cfg(), dry_run=True, force=True)
+    assert report.status == "skipped" and "ns" in report.apply["skipped_namespaces"]
 
 
 def test_llm_is_called_only_for_the_touched_clusters(tmp_path):

@@ -296,6 +296,27 @@ def _cluster_namespace(task: tuple[str, np.ndarray, np.ndarray, Config]
     return ns, cluster_pool(vectors, weights, config.reduction, config.clustering)
 
 
+def _cluster_batch(tasks: list[tuple[str, np.ndarray, np.ndarray, Config]]
+                   ) -> list[tuple[str, ClusteringResult]]:
+    return [_cluster_namespace(t) for t in tasks]
+
+
+def batch_tasks(sizes: Sequence[int], n_batches: int) -> list[list[int]]:
+    """Task positions dealt into at most ``n_batches`` contiguous runs of about equal total
+    size (many small namespaces cost one task each otherwise: on Dask, a scatter, a
+    scheduling round and a result each)."""
+    n_batches = max(1, min(n_batches, len(sizes)))
+    target = sum(sizes) / n_batches
+    out: list[list[int]] = [[]]
+    acc = 0.0
+    for i, size in enumerate(sizes):
+        if out[-1] and acc >= target * len(out) and len(out) < n_batches:
+            out.append([])
+        out[-1].append(i)
+        acc += size
+    return [b for b in out if b]
+
+
 def cluster_namespaces(executor: Executor, vectors: np.ndarray,
                        by_namespace: Mapping[str, np.ndarray], weights: np.ndarray,
                        config: Config, on_done: Callable[[str, int], None] | None = None,
@@ -303,12 +324,15 @@ def cluster_namespaces(executor: Executor, vectors: np.ndarray,
     """The reduce-and-cluster stage over every namespace on its own (clusters never cross
     namespaces): namespace -> :class:`~memmaint.clustering.pipeline.ClusteringResult`.
 
-    Namespaces are separate tasks; one that :func:`~memmaint.clustering.stage.should_shard`
-    (``[sharding]``) is sharded by :func:`~memmaint.clustering.stage.cluster_pool`, its
-    shards running as tasks. On an executor with one worker (the local one) namespaces run one
-    at a time and ``on_done(namespace, rows)`` is called after each, for progress; elsewhere
-    after all of them.
+    Namespaces are dealt into about four tasks per worker (:func:`batch_tasks`, by rows);
+    one that :func:`~memmaint.clustering.stage.should_shard` (``[sharding]``) is sharded by
+    :func:`~memmaint.clustering.stage.cluster_pool`, its shards running as tasks. On an
+    executor with one worker (the local one) namespaces run one at a time and
+    ``on_done(namespace, rows)`` is called after each, for progress; elsewhere after all of
+    them.
     """
+    if not by_namespace:  # an incremental night: nothing to import (the clustering stack)
+        return {}
     from memmaint.clustering.stage import cluster_pool, should_shard
 
     out: dict[str, ClusteringResult] = {}
@@ -321,12 +345,19 @@ def cluster_namespaces(executor: Executor, vectors: np.ndarray,
                 on_done(ns, len(idx))
         else:
             tasks.append((ns, vectors[idx], weights[idx], config))
-    batches = [[t] for t in tasks] if executor.workers <= 1 else [tasks]
-    for batch in batches:
-        for ns, result in executor.map(_cluster_namespace, batch):
+    if executor.workers <= 1:
+        for task in tasks:
+            ns, result = executor.map(_cluster_namespace, [task])[0]
             out[ns] = result
             if on_done is not None:
                 on_done(ns, len(by_namespace[ns]))
+    else:
+        runs = batch_tasks([len(t[1]) for t in tasks], 4 * executor.workers)
+        for part in executor.map(_cluster_batch, [[tasks[i] for i in run] for run in runs]):
+            for ns, result in part:
+                out[ns] = result
+                if on_done is not None:
+                    on_done(ns, len(by_namespace[ns]))
     return {ns: out[ns] for ns in by_namespace}
 
 

@@ -85,7 +85,11 @@ class NamespaceState:
 
 
 class StateDir:
-    """Namespace states as files in one folder (written whole, then renamed into place)."""
+    """Namespace states as files in one folder (written whole, then renamed into place).
+
+    Not ``fsync``-ed (one per namespace was most of a many-namespace night's state writes):
+    a state lost or torn by a crash reads as missing or unreadable, or names an older run,
+    and each of those only makes that namespace's next run full."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -132,8 +136,6 @@ class StateDir:
                 np.savez(fh, meta=np.array(json.dumps(state.meta())),
                          ids=np.asarray(state.ids, dtype=str), versions=state.versions,
                          labels=state.labels, usage=state.usage, map_xy=state.map_xy)
-                fh.flush()
-                os.fsync(fh.fileno())
             os.replace(tmp, self.file(state.namespace))
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -219,9 +221,10 @@ def time_sweep(memories: Sequence[Memory], state: NamespaceState, srow: np.ndarr
     return out
 
 
-def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray,
+def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray | None,
           config: Config, now: datetime) -> Placement | str:
-    """One namespace's placement against its state, or why it needs a full run."""
+    """One namespace's placement against its state, or why it needs a full run
+    (``vectors``: the memories' embeddings, needed only when some changed)."""
     job = config.job
     n = len(memories)
     pos = {mid: i for i, mid in enumerate(state.ids.tolist())}
@@ -257,6 +260,7 @@ def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray
     c_rows, b_rows = np.flatnonzero(changed), np.flatnonzero(unchanged)
     n_placed = 0
     if c_rows.size and b_rows.size:
+        assert vectors is not None, "changed memories are placed by their embeddings"
         unit = _unit(vectors)
         best, arg = _nearest(unit[c_rows], unit[b_rows])
         nearest = b_rows[arg]
@@ -400,33 +404,79 @@ class Incremental:
         return out
 
 
+def check_state(store_dir: StateDir | None, config: Config, ns: str,
+                last_run: str | None, key: str, model_id: str,
+                *, full: bool) -> NamespaceState | str:
+    """``ns``'s state when it still describes the store, else why the namespace runs in
+    full."""
+    if full:
+        return "--full"
+    if store_dir is None:
+        return "the store keeps no state (in memory)"
+    if config.agents.max_active is not None:
+        return "agents.max_active is set (the cap is namespace-wide)"
+    state = store_dir.load(ns)
+    if state is None:
+        return "no state from an earlier run"
+    if state.run_id != last_run:
+        return (f"the state is from run {state.run_id}, the last successful run is "
+                f"{last_run or 'none'}")
+    if state.config_key != key:
+        return "the configuration changed since the state was written"
+    if state.model_id != model_id:
+        return "the embedding model changed"
+    return state
+
+
+def idle_namespaces(store_dir: StateDir | None, config: Config,
+                    loaded: Mapping[str, Sequence[Memory]], last_runs: Mapping[str, str],
+                    now: datetime) -> tuple[dict[str, str], dict[str, NamespaceState]]:
+    """Before anything is embedded: the namespaces of ``loaded`` with a valid state and no
+    work at all (nothing added, changed or removed since it, and the time sweep finds nothing
+    due), each with why, and the valid states of the others (for :func:`prepare`). An idle
+    namespace is left out of the run: it is not embedded, planned or routed again and its
+    state stays the one its last successful run wrote, so it stays valid."""
+    from memmaint.maintenance.embed.base import get_embedder
+
+    key = config_key(config)
+    model_id = str(get_embedder(config.embedding).model_id)
+    idle: dict[str, str] = {}
+    states: dict[str, NamespaceState] = {}
+    for ns, memories in loaded.items():
+        state = check_state(store_dir, config, ns, last_runs.get(ns), key, model_id,
+                            full=False)
+        if isinstance(state, str):
+            continue
+        known = dict(zip(state.ids.tolist(), state.versions.tolist()))
+        if len(memories) != len(known) or any(known.get(m.id) != m.version
+                                               for m in memories):
+            states[ns] = state  # something was added, changed or removed
+            continue
+        got = place(state, memories, None, config, now)  # the time sweep
+        if isinstance(got, Placement) and not got.rows.size and not got.stats["removed"]:
+            idle[ns] = (f"incremental: nothing added, changed or removed since run "
+                        f"{state.run_id} and nothing time-driven due")
+        else:
+            states[ns] = state
+    return idle, states
+
+
 def prepare(store_dir: StateDir | None, config: Config, pool: Pool,
-            last_runs: Mapping[str, str], now: datetime, *, full: bool) -> Incremental:
+            last_runs: Mapping[str, str], now: datetime, *, full: bool,
+            checked: Mapping[str, NamespaceState] | None = None) -> Incremental:
     """The run's incremental mode: per namespace of ``pool``, a :class:`Placement` when its
-    state is valid and drift allows, else a full run (``modes`` says why)."""
+    state is valid and drift allows, else a full run (``modes`` says why). ``checked``:
+    states :func:`idle_namespaces` has read and checked already."""
     key = config_key(config)
     model_id = str(pool.embedding.get("model_id", ""))
     inc = Incremental({}, {}, {}, key, model_id)
     for ns, idx in pool.by_namespace.items():
-        why = None
-        state = None
-        if full:
-            why = "--full"
-        elif store_dir is None:
-            why = "the store keeps no state (in memory)"
-        elif config.agents.max_active is not None:
-            why = "agents.max_active is set (the cap is namespace-wide)"
-        else:
-            state = store_dir.load(ns)
-            if state is None:
-                why = "no state from an earlier run"
-            elif state.run_id != last_runs.get(ns):
-                why = (f"the state is from run {state.run_id}, the last successful run is "
-                       f"{last_runs.get(ns) or 'none'}")
-            elif state.config_key != key:
-                why = "the configuration changed since the state was written"
-            elif state.model_id != model_id:
-                why = "the embedding model changed"
+        got_state = (checked[ns] if checked and ns in checked and not full
+                     and checked[ns].model_id == model_id
+                     else check_state(store_dir, config, ns, last_runs.get(ns), key,
+                                      model_id, full=full))
+        why = got_state if isinstance(got_state, str) else None
+        state = None if isinstance(got_state, str) else got_state
         if state is not None and why is None:
             inc.states[ns] = state
             assert pool.vectors is not None

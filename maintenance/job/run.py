@@ -425,6 +425,16 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
         else:
             chosen.append(ns)
             new_total += n_new
+    checked, when = None, to_utc(now) if now is not None else parse_time(report.started_at)
+    if config.job.incremental and not full and chosen:  # idle namespaces cost no more
+        from memmaint.maintenance.job.incremental import idle_namespaces, state_dir_for
+
+        with stages("place") as st:  # timed with the placing
+            idle, checked = idle_namespaces(
+                state_dir_for(store), config, {ns: loaded[ns] for ns in chosen},
+                {ns: last[ns].run_id for ns in chosen if ns in last}, when)
+        skipped.update(idle)
+        chosen = [ns for ns in chosen if ns not in idle]
     for ns, why in skipped.items():
         log.info("run %s: namespace %s skipped: %s", report.run_id, ns, why)
     report.new_memories = new_total
@@ -462,13 +472,14 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     log.info("run %s: embedded %d, %d from cache, %d truncated", report.run_id,
              pool.embedding["embedded"], pool.embedding["cached"], pool.embedding["truncated"])
 
-    inc, when = None, to_utc(now) if now is not None else parse_time(report.started_at)
+    inc = None
     if config.job.incremental:  # place what changed against the last run's clusters
         from memmaint.maintenance.job.incremental import prepare, state_dir_for
 
         with stages("place") as st:
             inc = prepare(state_dir_for(store), config, pool,
-                          {ns: last[ns].run_id for ns in chosen if ns in last}, when, full=full)
+                          {ns: last[ns].run_id for ns in chosen if ns in last}, when,
+                          full=full, checked=checked)
             st.count = sum(len(p.rows) for p in inc.placements.values())
         report.apply["incremental"] = inc.modes
     # the plan's id (and so its merged memory ids) follows from what it is made from: the
