@@ -284,6 +284,14 @@ def test_a_reworded_observation_beside_added_details_is_another_fact(a, b, cos):
     assert not same_fact(a, b, cos)
 
 
+def test_a_word_inside_a_compound_is_another_word_a_suffix_is_not():
+    assert not same_fact("Joanna is a writer and has written a screenplay.",
+                         "Joanna's characters she wrote coming alive on screen was a cool and "
+                         "surreal experience for her.", 0.67)  # "screen" is not "screenplay"
+    assert same_fact("The growth team deploys with Pulumi.",
+                     "The growth team's deployment tool is Pulumi.", 0.85)
+
+
 @pytest.mark.parametrize(("a", "b", "cos"), [
     ("The user has a job at Acme.", "The user works at Acme as a data engineer.", 0.85),
     ("Kenji's cat is called Tofu.", "Kenji's cat Tofu is a grey Maine Coon.", 0.84),

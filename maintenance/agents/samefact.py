@@ -72,8 +72,23 @@ def _fuzzy_in(word: str, pool: set[str]) -> bool:
     "allergy", "employed" / "employer"), or one is the start of the other ("time" /
     "timezone")."""
     return word in pool or (len(word) >= 3 and any(
-        len(p) >= 3 and (p[:5] == word[:5] if min(len(p), len(word)) >= 5
+        len(p) >= 3 and (p[:5] == word[:5] and not _compound(p, word)
+                         if min(len(p), len(word)) >= 5
                          else p.startswith(word) or word.startswith(p)) for p in pool))
+
+
+#: Endings that make another form of one word ("deploy" / "deployment"), not another word.
+_SUFFIXES = ("ment", "ation", "ition", "ing", "ings", "ness", "ity", "able", "ible", "er",
+             "ers", "or", "ors", "al", "ally", "ly", "ive", "ise", "ize", "ed", "es", "s")
+
+
+def _compound(a: str, b: str) -> bool:
+    """Whether the longer word is the shorter one, whole, with another word after it
+    ("screen" / "screenplay"): another thing, not another form of one word."""
+    short, long_ = sorted((a, b), key=len)
+    rest = long_[len(short):]
+    return (len(short) >= 5 and long_.startswith(short) and len(rest) >= 4
+            and not any(rest.startswith(x) for x in _SUFFIXES))
 
 
 def _names_as_words(us: Sequence[Unit]) -> set[str]:
