@@ -62,9 +62,10 @@ from typing import Any
 
 import numpy as np
 
-from memmaint.maintenance.agents.coverage import coverage, relative_times, same_anchor
+from memmaint.maintenance.agents.clause_vectors import ClauseEmbedder, clause_embedder
 from memmaint.maintenance.agents.llm_client import ChatClient, LLMError, Usage
 from memmaint.maintenance.agents.llm_report import LLMFallbackError, check_fallback
+from memmaint.maintenance.agents.merge_checks import merge_text_problems
 from memmaint.maintenance.agents.rules import (
     agents_config_hash,
     merged_memory,
@@ -183,11 +184,14 @@ def validate_reply(data: Any, memories: Sequence[Memory], label: int, config: LL
                    id_seed: str, now: datetime,
                    flags: Mapping[str, tuple[str, ...]] | None = None,
                    protected: Mapping[str, str] | None = None,
+                   embed: ClauseEmbedder | None = None,
                    ) -> tuple[ClusterPlan | None, list[str]]:
     """Turn a parsed reply into a :class:`ClusterPlan`, or list every problem with it.
 
     ``protected`` maps ids the rules protect (importance, outcome) to why; evicting one of
-    them is a problem too.
+    them is a problem too. A merge text passes the rule agents' own tests
+    (:func:`~memmaint.maintenance.agents.merge_checks.merge_text_problems`; ``embed`` gives
+    its clauses vectors).
     """
     problems: list[str] = []
     if not isinstance(data, dict) or not isinstance(data.get("actions"), list):
@@ -231,8 +235,8 @@ def validate_reply(data: Any, memories: Sequence[Memory], label: int, config: LL
                 problems.append(f"{where}: merge text has {len(text)} characters, the limit "
                                 f"is {config.max_text_chars}")
             else:
-                problems.extend(_dropped_content(where, text,
-                                                 [by_id[i] for i in dict.fromkeys(ids)]))
+                problems.extend(merge_text_problems(
+                    where, text, [by_id[i] for i in dict.fromkeys(ids)], embed))
         if kind == "supersede" and len(targets) != 1:
             problems.append(f"{where}: supersede needs exactly one target id")
         if kind == "resolve" and not targets:
@@ -286,22 +290,6 @@ def validate_reply(data: Any, memories: Sequence[Memory], label: int, config: LL
     return (None, problems) if problems else (cluster, [])
 
 
-def _dropped_content(where: str, text: str, sources: Sequence[Memory]) -> list[str]:
-    """A problem per source whose content the merge text does not cover (``coverage``), and
-    one when the merge would move a source's relative time (``same_anchor``)."""
-    out = []
-    for src in sources:
-        cov = coverage(src.text, text)
-        if not cov.covered:
-            out.append(f"{where}: merge text drops content of {src.id} (missing: "
-                       f"{', '.join(cov.missing[:8])}); keep every fact of every source")
-    if not same_anchor([(m.text, m.created_at) for m in sources]):
-        dated = [m.id for m in sources if relative_times(m.text)]
-        out.append(f"{where}: merging would move the relative time of {', '.join(dated)} "
-                   "(written on an earlier day than the newest source); keep them apart")
-    return out
-
-
 def _winner_time(target: str, by_id: Mapping[str, Memory],
                  actions: Sequence[Action]) -> datetime | None:
     if target in by_id:
@@ -347,11 +335,13 @@ class LLMAgent:
     """
 
     def __init__(self, config: LLMConfig | None = None, agents: AgentsConfig | None = None,
-                 *, sleep: Any = time.sleep, fallback: str | None = None) -> None:
+                 *, sleep: Any = time.sleep, fallback: str | None = None,
+                 embed: ClauseEmbedder | None = None) -> None:
         self.config = config or LLMConfig()
         self.agents = agents or AgentsConfig()
         self._sleep = sleep
         self.fallback = fallback
+        self.embed = embed
 
     def plan(self, pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings: Any,
              now: datetime | None = None, namespace: str | None = None,
@@ -362,7 +352,7 @@ class LLMAgent:
         now = to_utc(now) if now is not None else utcnow()
         rules = replace(self.agents, backend="rules")
         base = rules_plan(pool, labels, embeddings, rules, now=now, namespace=namespace,
-                          plan_id=plan_id)
+                          plan_id=plan_id, embed=self.embed)
         by_key = {(m.namespace, m.id): m for m in pool}
         usage = Usage()
         client = ChatClient(self.config, usage, sleep=self._sleep, schema=PLAN_SCHEMA)
@@ -457,7 +447,7 @@ class LLMAgent:
             else:
                 cluster, problems = validate_reply(
                     data, mems, rules.label, self.config, id_seed=f"{plan_id}:llm", now=now,
-                    flags=rules.flags, protected=protected)
+                    flags=rules.flags, protected=protected, embed=self.embed)
                 if cluster is not None:
                     tally.reply(True, reply.cut_off)
                     return cluster
@@ -516,7 +506,8 @@ def llm_agent(config: Config | Any) -> Callable[..., Plan]:
     if not isinstance(config, Config):
         raise ConfigError("agents.backend = 'llm' needs the [llm] settings: pass the whole "
                           "Config to plan(), not only its agents section")
-    return LLMAgent(config.llm, config.agents, fallback=config.job.llm_fallback).plan
+    return LLMAgent(config.llm, config.agents, fallback=config.job.llm_fallback,
+                    embed=clause_embedder(config)).plan
 
 
 def _cluster_size_limit(config: Config | Any) -> int | None:

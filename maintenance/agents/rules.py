@@ -135,7 +135,8 @@ def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings:
          config: AgentsConfig | Any = None, now: datetime | None = None,
          namespace: str | None = None, plan_id: str | None = None,
          priors: Mapping[str, OutcomePrior] | None = None,
-         siblings: Mapping[tuple[str, str], Sequence[str]] | None = None) -> Plan:
+         siblings: Mapping[tuple[str, str], Sequence[str]] | None = None,
+         embed: ClauseEmbedder | None = None) -> Plan:
     """Plan maintenance for a pool with the rule-based agents (whatever ``agents.backend``
     says: :func:`memmaint.maintenance.agents.dispatch.plan` chooses the backend).
 
@@ -165,7 +166,7 @@ def plan(pool: Sequence[Memory], labels: Sequence[int] | np.ndarray, embeddings:
     vecs = _unit_rows(embeddings, len(pool)) if len(pool) else np.zeros((0, 1))
     _check_pool(pool, namespace)
     pid = plan_id or new_id()
-    embed = clause_embedder(config)
+    embed = embed if embed is not None else clause_embedder(config)
     if priors is None:
         priors = namespace_priors(pool, cfg, now)
     clusters = [
