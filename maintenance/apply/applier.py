@@ -197,8 +197,11 @@ def apply_plan(plan: Plan, store: MemoryStore, run_id: str, dry_run: bool = Fals
     events: list[Event] = []
     counts: Counter[str] = Counter()
     retries = 0
+    by_ns: dict[str, list[Any]] = {}
+    for c in plan.clusters:  # grouped once (a scan per namespace is quadratic in them)
+        by_ns.setdefault(c.namespace, []).append(c)
     for ns in plan.namespaces():
-        clusters = [c for c in plan.clusters if c.namespace == ns]
+        clusters = by_ns.get(ns, [])
         skip: dict[str, str] = {}
         while True:
             current = _read_current(store, ns, clusters, skip)

@@ -305,9 +305,9 @@ def build_routing(memories: Sequence[Any], labels: Sequence[int] | np.ndarray, v
     lab = np.asarray(labels, dtype=np.int64).reshape(-1)
     if len(lab) != n:
         raise InputError(f"{n} memories but {len(lab)} labels")
-    x = unit_rows(vectors) if n else np.zeros((0, 1))
-    if x.shape[0] != n:
-        raise InputError(f"vectors must have shape ({n}, dim), got {x.shape}")
+    vecs = np.asarray(vectors) if n else np.zeros((0, 1))
+    if vecs.ndim != 2 or vecs.shape[0] != n:
+        raise InputError(f"vectors must have shape ({n}, dim), got {vecs.shape}")
     if plan is not None:
         alive, created = _survivors(memories, plan)
     else:
@@ -321,8 +321,9 @@ def build_routing(memories: Sequence[Any], labels: Sequence[int] | np.ndarray, v
         alive_by_ns.setdefault(key.split("\x1f", 1)[0], {})[key] = r
     tables: dict[str, NamespaceRouting] = {}
     for ns in sorted(by_ns):
-        rows = np.asarray(by_ns[ns])
-        tables[ns] = _namespace_table(ns, [memories[i] for i in rows], lab[rows], x, rows,
+        rows = np.asarray(by_ns[ns])  # unit rows per namespace: never the whole pool at once
+        tables[ns] = _namespace_table(ns, [memories[i] for i in rows], lab[rows],
+                                      unit_rows(vecs[rows]), rows,
                                       alive_by_ns[ns], created, attach_floor, run_id,
                                       model_id, n_terms)
     return Routing(tables)
@@ -344,7 +345,8 @@ def _namespace_table(ns: str, mems: list[Any], lab: np.ndarray, x: np.ndarray,
         source = created.get(key, mid)
         surv.append((mid, r, label_of.get(source, -1)))
     surv.sort(key=lambda t: t[1])
-    s_rows = np.asarray([r for _m, r, _l in surv], dtype=np.int64)
+    # x holds this namespace's rows only: pool row r is x[searchsorted(rows, r)]
+    s_rows = np.searchsorted(rows, np.asarray([r for _m, r, _l in surv], dtype=np.int64))
     s_lab = np.asarray([lb for _m, _r, lb in surv], dtype=np.int64)
     cl, cents = (cluster_centroids(x[s_rows], s_lab) if len(surv)
                  else (np.zeros(0, dtype=np.int64), np.zeros((0, x.shape[1]))))
@@ -371,7 +373,7 @@ def _namespace_table(ns: str, mems: list[Any], lab: np.ndarray, x: np.ndarray,
         step = max(1, (1 << 22) // len(cl))
         for b0 in range(0, len(loose), step):
             chunk = loose[b0:b0 + step]
-            sims = x[[r for _m, r in chunk]] @ cents.T
+            sims = x[np.searchsorted(rows, [r for _m, r in chunk])] @ cents.T
             pick = np.argmax(sims, axis=1)
             for (mid, _r), best, value in zip(chunk, pick, sims[np.arange(len(chunk)), pick]):
                 if value >= attach_floor:
