@@ -116,6 +116,8 @@ from memmaint.clustering.genkt._kernels_common import (
     NND2,
     NONE,
     SCAN,
+    TOP,
+    TSLOT,
     W,
     detach_pair,
     history_new,
@@ -229,7 +231,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
     # ---- merge loop
     steps = np.int64(0)  # (not a literal: see _kernels_common's merge step)
     while steps < m_max:
-        s = ti[1, 0]
+        s = ti[TOP, TSLOT]
         if s < 0 or I[s, NN] == NONE:
             break
         if I[s, NN] == LAZY:  # its lower bound is the smallest key: search further

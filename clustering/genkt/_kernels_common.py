@@ -79,6 +79,12 @@ N_FCOLS = 5
 LEFT, RIGHT, PARENT, CNT, HEAD, SDIM = range(6)
 N_TCOLS = 6
 SVAL, MAXR = range(2)
+# columns of the candidate tournament (every loop's): the keys tk (., 2), the pair's d_ij
+# numerator and dist2, and the ids ti (., 3), the candidate's slot and the pair's lower and
+# higher object ids; entry TOP holds the smallest pair
+KQ, KD2 = range(2)
+TSLOT, TLO, THI = range(3)
+TOP = 1
 
 
 @kernel
@@ -219,13 +225,13 @@ def box_lb(x, i, B, nd):
 @kernel
 def _tour_less(tk, ti, a, b):
     """Is entry a's pair key smaller than entry b's? (ties: False)"""
-    if tk[a, 0] != tk[b, 0]:
-        return tk[a, 0] < tk[b, 0]
-    if tk[a, 1] != tk[b, 1]:
-        return tk[a, 1] < tk[b, 1]
-    if ti[a, 1] != ti[b, 1]:
-        return ti[a, 1] < ti[b, 1]
-    return ti[a, 2] < ti[b, 2]
+    if tk[a, KQ] != tk[b, KQ]:
+        return tk[a, KQ] < tk[b, KQ]
+    if tk[a, KD2] != tk[b, KD2]:
+        return tk[a, KD2] < tk[b, KD2]
+    if ti[a, TLO] != ti[b, TLO]:
+        return ti[a, TLO] < ti[b, TLO]
+    return ti[a, THI] < ti[b, THI]
 
 
 @kernel
@@ -233,36 +239,36 @@ def _tour_pull(tk, ti, pos):
     a = 2 * pos
     if _tour_less(tk, ti, a + 1, a):
         a += 1
-    tk[pos, 0] = tk[a, 0]
-    tk[pos, 1] = tk[a, 1]
-    ti[pos, 0] = ti[a, 0]
-    ti[pos, 1] = ti[a, 1]
-    ti[pos, 2] = ti[a, 2]
+    tk[pos, KQ] = tk[a, KQ]
+    tk[pos, KD2] = tk[a, KD2]
+    ti[pos, TSLOT] = ti[a, TSLOT]
+    ti[pos, TLO] = ti[a, TLO]
+    ti[pos, THI] = ti[a, THI]
 
 
 @kernel
 def _tour_leaf(tk, ti, size, s, n, I, F):
     pos = size + s
     if s < n and I[s, ALIVE] == 1 and I[s, NN] >= 0:
-        tk[pos, 0] = F[s, CQ]
-        tk[pos, 1] = F[s, NND2]
-        ti[pos, 0] = s
-        ti[pos, 1] = I[s, CLO]
-        ti[pos, 2] = I[s, CHI]
+        tk[pos, KQ] = F[s, CQ]
+        tk[pos, KD2] = F[s, NND2]
+        ti[pos, TSLOT] = s
+        ti[pos, TLO] = I[s, CLO]
+        ti[pos, THI] = I[s, CHI]
     elif s < n and I[s, ALIVE] == 1 and I[s, NN] == LAZY:
         # a lower bound wp_s * rho^2 on the pairs this slot answers for; it sorts before
         # real pairs of equal d_ij, so it is resumed before any pair it could beat is merged
-        tk[pos, 0] = F[s, CQ]
-        tk[pos, 1] = -1.0
-        ti[pos, 0] = s
-        ti[pos, 1] = -1
-        ti[pos, 2] = -1
+        tk[pos, KQ] = F[s, CQ]
+        tk[pos, KD2] = -1.0
+        ti[pos, TSLOT] = s
+        ti[pos, TLO] = -1
+        ti[pos, THI] = -1
     else:  # no candidate: sorts after every real pair (real dist2 values are finite)
-        tk[pos, 0] = INF
-        tk[pos, 1] = INF
-        ti[pos, 0] = -1
-        ti[pos, 1] = BIG
-        ti[pos, 2] = BIG
+        tk[pos, KQ] = INF
+        tk[pos, KD2] = INF
+        ti[pos, TSLOT] = -1
+        ti[pos, TLO] = BIG
+        ti[pos, THI] = BIG
 
 
 @kernel

@@ -75,10 +75,16 @@ import numpy as np
 from memmaint.clustering.genkt._kernels_common import (
     ALIVE,
     INF,
+    KD2,
+    KQ,
     N_FCOLS,
     N_ICOLS,
     OID,
     SPHERE,
+    THI,
+    TLO,
+    TOP,
+    TSLOT,
     WP,
     W,
     eligible,
@@ -241,8 +247,8 @@ def _others(tk, ti, size, s):
     p = size + s
     while p > 1:
         c = p ^ 1
-        if _key_less(tk[c, 0], tk[c, 1], ti[c, 1], ti[c, 2], q, d2, lo, hi):
-            q, d2, lo, hi = tk[c, 0], tk[c, 1], ti[c, 1], ti[c, 2]
+        if _key_less(tk[c, KQ], tk[c, KD2], ti[c, TLO], ti[c, THI], q, d2, lo, hi):
+            q, d2, lo, hi = tk[c, KQ], tk[c, KD2], ti[c, TLO], ti[c, THI]
         p >>= 1
     return q, d2, lo, hi
 
@@ -501,7 +507,7 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
     n_alive = n
     steps = np.int64(0)  # (not a literal: see _kernels_common's merge step)
     while steps < m_max:
-        s = ti[1, 0]
+        s = ti[TOP, TSLOT]
         if s < 0:
             break
         if st[SUSED] + n_alive + 8 > EI.shape[0]:  # room for the edges one step may add

@@ -26,7 +26,12 @@ import numpy as np
 
 from memmaint.clustering.genkt._kernels_common import (
     INF,
+    KD2,
+    KQ,
     OID,
+    THI,
+    TLO,
+    TSLOT,
     WP,
     _tour_pull,
     kernel,
@@ -382,11 +387,11 @@ def in_edges(EI, GI, s, stk, out):
 def gt_set(tk, ti, size, pos, q, d2, lo, hi):
     """Set tournament leaf pos to the key (q, d2, lo, hi) and update its ancestors."""
     p = size + pos
-    tk[p, 0] = q
-    tk[p, 1] = d2
-    ti[p, 0] = pos
-    ti[p, 1] = lo
-    ti[p, 2] = hi
+    tk[p, KQ] = q
+    tk[p, KD2] = d2
+    ti[p, TSLOT] = pos
+    ti[p, TLO] = lo
+    ti[p, THI] = hi
     p >>= 1
     while p >= 1:
         _tour_pull(tk, ti, p)
@@ -397,11 +402,11 @@ def gt_set(tk, ti, size, pos, q, d2, lo, hi):
 def gt_clear(tk, ti, size, pos):
     """Empty tournament leaf pos (sorts after every real key) and update its ancestors."""
     p = size + pos
-    tk[p, 0] = INF
-    tk[p, 1] = INF
-    ti[p, 0] = -1
-    ti[p, 1] = 2**62
-    ti[p, 2] = 2**62
+    tk[p, KQ] = INF
+    tk[p, KD2] = INF
+    ti[p, TSLOT] = -1
+    ti[p, TLO] = 2**62
+    ti[p, THI] = 2**62
     p >>= 1
     while p >= 1:
         _tour_pull(tk, ti, p)
@@ -411,10 +416,10 @@ def gt_clear(tk, ti, size, pos):
 @kernel
 def gt_init(tk, ti, size):
     for p in range(size, 2 * size):
-        tk[p, 0] = INF
-        tk[p, 1] = INF
-        ti[p, 0] = -1
-        ti[p, 1] = 2**62
-        ti[p, 2] = 2**62
+        tk[p, KQ] = INF
+        tk[p, KD2] = INF
+        ti[p, TSLOT] = -1
+        ti[p, TLO] = 2**62
+        ti[p, THI] = 2**62
     for p in range(size - 1, 0, -1):
         _tour_pull(tk, ti, p)

@@ -59,6 +59,8 @@ from memmaint.clustering.genkt._kernels_common import (
     RIGHT,
     SDIM,
     SVAL,
+    TOP,
+    TSLOT,
     detach_pair,
     history_new,
     kernel,
@@ -319,7 +321,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
 
     steps = np.int64(0)  # (not a literal: see _kernels_common's merge step)
     while steps < m_max:
-        s = ti[1, 0]
+        s = ti[TOP, TSLOT]
         if s < 0 or I[s, NN] < 0:
             break
         step = steps
