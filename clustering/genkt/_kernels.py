@@ -104,7 +104,10 @@ from memmaint.clustering.genkt._kernels_common import (
     ALIVE,
     APOS,
     BUDGET,
+    CCOUNT,
     CID,
+    CLIST,
+    CPOS,
     CQ,
     KERNELS,
     LAZY,
@@ -204,10 +207,10 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
     st_nd = np.empty(nodes + 2 * depth + 8, dtype=np.int64)  # stacks, and the search heap
     st_lb = np.empty(nodes + 2 * depth + 8)
     st_fl = np.empty(2 * depth + 8, dtype=np.int64)
-    CI = np.full((ncache, 2 + cache_k), -1, dtype=np.int64)
+    CI = np.full((ncache, CLIST + cache_k), -1, dtype=np.int64)
     for c in range(ncache):
-        CI[c, 1] = 0
-    CF = np.zeros((ncache, 2 + D + E))
+        CI[c, CCOUNT] = 0
+    CF = np.zeros((ncache, CPOS + D + E))
     clk = np.zeros(1, dtype=np.int64)
     cd = np.empty(cache_k)
     cj = np.empty(cache_k, dtype=np.int64)

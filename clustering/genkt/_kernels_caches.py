@@ -10,9 +10,15 @@ import math
 from memmaint.clustering.genkt._kernels_common import (
     ALIVE,
     BUDGET,
+    CBOUND,
+    CCOUNT,
     CID,
+    CLIST,
+    CMAXCOS,
     CNT,
     COS_SLACK,
+    COWNER,
+    CPOS,
     CRR,
     EPS,
     FILL_EXT,
@@ -65,32 +71,32 @@ def _push2(st_nd, st_lb, sp, x, i, B, a, b):
 
 @kernel
 def cache_free(c, CI, I, F):
-    o = CI[c, 0]
+    o = CI[c, COWNER]
     if o >= 0:
         I[o, CID] = -1
         F[o, CRR] = 0.0
-    CI[c, 0] = -1
-    CI[c, 1] = 0
+    CI[c, COWNER] = -1
+    CI[c, CCOUNT] = 0
 
 
 @kernel
 def cache_add(c, k, CI, I, F):
-    cnt = CI[c, 1]
+    cnt = CI[c, CCOUNT]
     for a in range(cnt):
-        if CI[c, 2 + a] == k:
+        if CI[c, CLIST + a] == k:
             return
-    if cnt == CI.shape[1] - 2:  # full: the promise cannot be kept, drop the cache
+    if cnt == CI.shape[1] - CLIST:  # full: the promise cannot be kept, drop the cache
         cache_free(c, CI, I, F)
     else:
-        CI[c, 2 + cnt] = k
-        CI[c, 1] = cnt + 1
+        CI[c, CLIST + cnt] = k
+        CI[c, CCOUNT] = cnt + 1
 
 
 @kernel
 def tree_fill(i, c, x, ev, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF, cd):
     """Cache c := the nearest alive slots to slot i within R2x that are not clearly
     ineligible (cosine >= cos_cut - COS_SLACK); the others seen nearer go into mc."""
-    K = CI.shape[1] - 2
+    K = CI.shape[1] - CLIST
     D = x.shape[1]
     cnt = 0
     bound = R2x
@@ -119,22 +125,22 @@ def tree_fill(i, c, x, ev, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF,
                     pos = cnt if cnt < K else K - 1
                     while pos > 0 and cd[pos - 1] > d2:
                         cd[pos] = cd[pos - 1]
-                        CI[c, 2 + pos] = CI[c, 1 + pos]
+                        CI[c, CLIST + pos] = CI[c, CLIST - 1 + pos]
                         pos -= 1
                     cd[pos] = d2
-                    CI[c, 2 + pos] = j
+                    CI[c, CLIST + pos] = j
                     cnt = min(cnt + 1, K)
                     if cnt == K:
                         bound = cd[K - 1]
             j = I[j, LNEXT]
-    CI[c, 1] = cnt
-    CF[c, 0] = bound
-    CF[c, 1] = mc
+    CI[c, CCOUNT] = cnt
+    CF[c, CBOUND] = bound
+    CF[c, CMAXCOS] = mc
     for k in range(D):
-        CF[c, 2 + k] = x[i, k]
+        CF[c, CPOS + k] = x[i, k]
     e = ev[0]
     for k in range(e.shape[1]):
-        CF[c, 2 + D + k] = e[i, k]
+        CF[c, CPOS + D + k] = e[i, k]
 
 
 @kernel
@@ -144,24 +150,24 @@ def cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
     D = x.shape[1]
     d2c = 0.0
     for k in range(D):
-        t = x[i, k] - CF[c, 2 + k]
+        t = x[i, k] - CF[c, CPOS + k]
         d2c += t * t
     delta = math.sqrt(d2c)
-    rc = math.sqrt(CF[c, 0])
+    rc = math.sqrt(CF[c, CBOUND])
     rr = (rc + delta) * (1.0 + EPS)
     F[i, CRR] = rr * rr * (1.0 + EPS)
     if use_cos:  # slots left off for their cosine must still be clearly ineligible
         e = ev[0]
         de2 = 0.0
         for k in range(e.shape[1]):
-            t = e[i, k] - CF[c, 2 + D + k]
+            t = e[i, k] - CF[c, CPOS + D + k]
             de2 += t * t
-        if CF[c, 1] + math.sqrt(de2) * (1.0 + EPS) + EPS >= cos_cut:
+        if CF[c, CMAXCOS] + math.sqrt(de2) * (1.0 + EPS) + EPS >= cos_cut:
             return False, I[i, NN] * 0 + NONE, R2
     lim = rc * (1.0 - EPS) - delta * (1.0 + EPS)  # slots off the list are at least this far
     m = 0
-    for a in range(CI[c, 1]):
-        j = CI[c, 2 + a]
+    for a in range(CI[c, CCOUNT]):
+        j = CI[c, CLIST + a]
         if j != i and I[j, ALIVE] == 1:
             d2 = dist2_thr(x, x, D, i, j, R2)
             if d2 < R2:
@@ -206,7 +212,7 @@ def tree_forward(i, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb, CI, C
         c = clk[0]
         clk[0] = (c + 1) % CI.shape[0]
         cache_free(c, CI, I, F)
-        CI[c, 0] = i
+        CI[c, COWNER] = i
         I[i, CID] = c
     if c >= 0 and not resume:
         tree_fill(i, c, x, ev, use_cos, cos_cut, R2 * FILL_EXT, I, T, B, st_nd, st_lb, CI, CF,

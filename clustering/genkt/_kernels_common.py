@@ -79,6 +79,12 @@ N_FCOLS = 5
 LEFT, RIGHT, PARENT, CNT, HEAD, SDIM = range(6)
 N_TCOLS = 6
 SVAL, MAXR = range(2)
+# columns of the neighbour caches' tables: CI (caches, CLIST + k), the owner slot, how many
+# slots it lists and the list, nearest first; CF (caches, CPOS + D + E), the promised radius^2,
+# the largest cosine bound among the slots left out as clearly ineligible, and the owner's
+# position then embedding when it was filled
+COWNER, CCOUNT, CLIST = range(3)
+CBOUND, CMAXCOS, CPOS = range(3)
 # columns of the candidate tournament (every loop's): the keys tk (., 2), the pair's d_ij
 # numerator and dist2, and the ids ti (., 3), the candidate's slot and the pair's lower and
 # higher object ids; entry TOP holds the smallest pair
