@@ -81,9 +81,9 @@ def test_a_merge_into_arbitrary_text_is_rejected():
 
 def test_merges_past_the_cluster_share_are_refused():
     def merge_all(body):  # a text that really covers every source: only the cap refuses it
-        texts = texts_of(body)
+        texts = texts_of(body)  # (the fullest duplicate; a concatenation says a fact twice)
         return Reply.plan([{"type": "merge", "memory_ids": list(texts),
-                            "text": " ".join(dict.fromkeys(texts.values()))}])
+                            "text": max(texts.values(), key=len)}])
 
     with StubServer(by_cluster({"dup1": [merge_all, merge_all]})) as server:
         the_plan = run(server, max_merge_share=0.5)  # 3 sources -> 1 retires 2 of 3
@@ -96,7 +96,7 @@ def test_the_runs_merge_cap_puts_the_biggest_merger_back_to_the_rules():
     def merge_all(body):
         texts = texts_of(body)
         return Reply.plan([{"type": "merge", "memory_ids": list(texts),
-                            "text": " ".join(dict.fromkeys(texts.values()))}])
+                            "text": max(texts.values(), key=len)}])
 
     with StubServer(by_cluster({"dup1": [merge_all]})) as server:
         the_plan = run(server, run_max_merge_share=0.1)  # 2 retired of 14 > 10%
