@@ -14,6 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from memmaint.clustering._estimators import InvalidParameter
 from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer
+from memmaint.clustering.density.weighted import WeightedHDBSCANClusterer
 from memmaint.clustering.genkt.estimator import GenKT, GenKTDefinition, InvalidDefinition
 from memmaint.clustering.linkage import LinkageClusterer
 from memmaint.clustering.pipeline import GenKTClusterer
@@ -25,13 +26,16 @@ from memmaint.maintenance.core.config import (
 )
 from memmaint.maintenance.core.errors import ConfigError, UserError
 
-ESTIMATORS = [GenKT(), HDBSCANClusterer(), GenKTClusterer(), LinkageClusterer()]
+ESTIMATORS = [GenKT(), HDBSCANClusterer(), GenKTClusterer(), LinkageClusterer(),
+              WeightedHDBSCANClusterer()]
 
 #: estimator class -> (its config section, its key in [clustering], params it adds)
 SECTIONS = {
     GenKT: (GenKTConfig, "genkt", {"strategy"}),
     GenKTClusterer: (GenKTConfig, "genkt", set()),
     HDBSCANClusterer: (HDBSCANConfig, "hdbscan", {"allow_single_cluster", "core_dist_n_jobs"}),
+    WeightedHDBSCANClusterer: (HDBSCANConfig, "hdbscan",
+                               {"allow_single_cluster", "core_dist_n_jobs"}),
     LinkageClusterer: (LinkageConfig, "linkage", set()),
 }
 
