@@ -7,17 +7,21 @@ in a namespace drawn at random, and copies the store and its state. Then, each p
 process and every run with ``force`` (so every namespace is at least checked):
 
 1. **full rebuild** (``full=True``, dry) of the first ``--full-sample`` namespaces (all by
-   default), its time per namespace scaled to K where it is a sample;
+   default) on each ``--full-executors``, its time per namespace scaled to K where it is a
+   sample;
 2. the **incremental night** (applied) on each ``--executors`` in turn, each from the same copy
    of the store and state: ``local`` (this process) and ``dask`` (a ``LocalCluster`` of 2
    worker processes, 1 thread each; its start is timed apart).
 
-Prints per-namespace wall times, their ratios side by side, and whether the executors'
+``--clone-from K0`` builds and first-runs K0 namespaces only and copies them up to K
+(``phase_clone``: what K / K0 first runs would leave, without running them). Prints
+per-namespace wall times, their ratios side by side, and whether the executors'
 plans decide alike. Compare with one namespace of K x M memories
 (``nightly_incremental.py --size``).
 
     python benchmarks/many_namespaces.py --namespaces 1000 --per 100 --workdir /tmp/nbm
-    python benchmarks/many_namespaces.py --namespaces 10000 --full-sample 1000 --workdir /tmp/nbm10k
+    python benchmarks/many_namespaces.py --namespaces 10000 --clone-from 1000 \
+        --full-sample 500 --full-executors local dask --workdir /tmp/nbm10k
 """
 
 from __future__ import annotations
@@ -59,6 +63,46 @@ def phase_build(db: str, k: int, per: int, seed: int, fresh: bool) -> dict:
     with SQLiteStore(db) as store:
         store.add_memories(mems)
     return {"inserted": n, "seconds": time.perf_counter() - t0}
+
+
+def phase_clone(db: str, k0: int, k: int) -> dict:
+    """The store after a first run over ``k0`` namespaces, grown to ``k``: every namespace,
+    its memories (same ids, texts, times and change numbers), its state and its place in the
+    first run's record copied under new names (``ns{i + c * k0}``). Clustering is per
+    namespace and seeded, so each copy is what a first run over it would leave; only the
+    first run's routing tables and events are not copied (an incremental night needs
+    neither). Saves ``k / k0 - 1`` first runs; the benchmark says when it was used."""
+    import sqlite3
+
+    from memmaint.maintenance.job.incremental import StateDir
+
+    t0 = time.perf_counter()
+    copies = k // k0
+    con = sqlite3.connect(db)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(memories)")]
+    num = "CAST(substr(namespace, 3) AS INTEGER)"
+    sel = ", ".join(f"printf('ns%05d', {num} + ?)" if c == "namespace" else c for c in cols)
+    for c in range(1, copies):
+        con.execute(f"INSERT INTO memories ({', '.join(cols)}) SELECT {sel} FROM memories "
+                    f"WHERE {num} < ?", (c * k0, k0))
+    (run_id, report), = con.execute("SELECT run_id, report FROM runs WHERE status = "
+                                    "'succeeded'").fetchall()
+    names = [f"ns{i:05d}" for i in range(copies * k0)]
+    rep = json.loads(report)
+    rep["changes"] = {ns: rep["changes"][f"ns{i % k0:05d}"] for i, ns in enumerate(names)}
+    rep["namespaces"] = names
+    con.execute("UPDATE runs SET namespaces = ?, report = ? WHERE run_id = ?",
+                (json.dumps(names), json.dumps(rep), run_id))
+    con.commit()
+    con.close()
+    states = StateDir(f"{db}.state")
+    for i in range(k0):
+        state = states.load(f"ns{i:05d}")
+        assert state is not None and state.run_id == run_id
+        for c in range(1, copies):
+            state.namespace = f"ns{i + c * k0:05d}"
+            states.save(state)
+    return {"namespaces": copies * k0, "seconds": time.perf_counter() - t0}
 
 
 def phase_night(db: str, config_path: str, out: str, full: bool, dry: bool, executor: str,
@@ -130,9 +174,15 @@ def main() -> None:
                     help="full rebuild of this many namespaces only (0: all)")
     ap.add_argument("--executors", nargs="+", default=["local", "dask"],
                     choices=("local", "threads", "dask"))
+    ap.add_argument("--full-executors", nargs="+", default=["local"],
+                    choices=("local", "threads", "dask"))
+    ap.add_argument("--clone-from", type=int, default=0,
+                    help="build and first-run this many namespaces, then copy them up to "
+                         "--namespaces (phase_clone) instead of a first run over all")
     ap.add_argument("--reuse", action="store_true",
                     help="reuse the store in --workdir after its first run (snapshot.db)")
-    ap.add_argument("--phase", choices=("build", "add", "night"), help=argparse.SUPPRESS)
+    ap.add_argument("--phase", choices=("build", "add", "night", "clone"),
+                    help=argparse.SUPPRESS)
     ap.add_argument("--db", help=argparse.SUPPRESS)
     ap.add_argument("--config", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
@@ -147,6 +197,9 @@ def main() -> None:
         return
     if args.phase == "add":  # 1% new, each in a namespace drawn at random
         print(json.dumps(phase_build(args.db, k, max(1, per // 100), args.seed + 7, True)))
+        return
+    if args.phase == "clone":
+        print(json.dumps(phase_clone(args.db, args.clone_from, k)))
         return
     if args.phase == "night":
         print(json.dumps(phase_night(args.db, args.config, args.out, args.full, args.dry,
@@ -166,23 +219,34 @@ def main() -> None:
         import shutil
 
         shutil.rmtree(f"{db}.state", ignore_errors=True)
-        _child(["--phase", "build", "--db", str(db), "--namespaces", str(k), "--per",
+        k0 = args.clone_from if 0 < args.clone_from < k else k
+        _child(["--phase", "build", "--db", str(db), "--namespaces", str(k0), "--per",
                 str(per), "--seed", str(args.seed)])
         first = _child(["--phase", "night", "--db", str(db), "--config", str(cfg), "--out",
                         str(work / "first.json")])
         print(f"first run: {json.dumps(first)}", flush=True)
-        rows.append(("first run (full, local)", first, k))
+        rows.append(("first run (full, local)", first, k0))
+        if k0 < k:
+            cloned = _child(["--phase", "clone", "--db", str(db), "--clone-from", str(k0),
+                             "--namespaces", str(k)])
+            print(f"first run's store copied from {k0:,} to {k:,} namespaces in "
+                  f"{cloned['seconds']:.1f} s (no first run over all of them)", flush=True)
         _child(["--phase", "add", "--db", str(db), "--namespaces", str(k), "--per", str(per),
                 "--seed", str(args.seed)])
         _copy_store(db, snap)
     night = ["--phase", "night", "--config", str(cfg)]
     sample = args.full_sample if 0 < args.full_sample < k else 0
-    _copy_store(snap, db)
-    full = _child([*night, "--db", str(db), "--full", "--dry", "--only", str(sample),
-                   "--out", str(work / "full.json")])
-    print(f"full rebuild: {json.dumps(full)}", flush=True)
-    rows.append((f"full rebuild, dry (+1%){f', first {sample:,} namespaces' if sample else ''}",
-                 full, sample or k))
+    fulls = {}
+    for name in args.full_executors:
+        _copy_store(snap, db)
+        got = _child([*night, "--db", str(db), "--full", "--dry", "--only", str(sample),
+                      "--executor", name, "--out", str(work / f"full-{name}.json")])
+        print(f"full rebuild on {name}: {json.dumps(got)}", flush=True)
+        fulls[name] = got
+        label = f"full rebuild, dry (+1%), {name}"
+        rows.append((label + (f", first {sample:,} namespaces" if sample else ""), got,
+                     sample or k))
+    full = fulls[args.full_executors[0]]
     nights = {}
     for name in args.executors:
         _copy_store(snap, db)
@@ -204,9 +268,13 @@ def main() -> None:
               f"{r['idle_ns']:,} | {cells} | {r['process_wall']:.1f} | "
               f"{r['executor_start']:.1f} | {1000 * r['wall'] / covered:.1f} | "
               f"{r['rss_mb']:.0f} | {r['loadavg']:.1f} | {r['llm_clusters']:,} |")
+    print()
+    for name, got in fulls.items():
+        rate = got["wall"] / (sample or k)
+        print(f"full rebuild on {name}: {1000 * rate:.0f} ms per namespace"
+              f"{f' (measured on {sample:,}, scaled to {k:,}: {rate * k:.0f} s)' if sample else ''}"
+              f"; {got['wall'] / full['wall']:.2f}x the {args.full_executors[0]} rebuild")
     full_rate = full["wall"] / (sample or k)
-    print(f"\nfull rebuild: {1000 * full_rate:.0f} ms per namespace"
-          f"{f' (measured on {sample:,}, scaled to {k:,}: {full_rate * k:.0f} s)' if sample else ''}")
     ref = json.loads((work / f"incremental-{args.executors[0]}.json").read_text())
     for name, got in nights.items():
         same = json.loads((work / f"incremental-{name}.json").read_text()) == ref
