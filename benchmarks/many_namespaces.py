@@ -106,7 +106,7 @@ def phase_clone(db: str, k0: int, k: int) -> dict:
 
 
 def phase_night(db: str, config_path: str, out: str, full: bool, dry: bool, executor: str,
-                only: int) -> dict:
+                only: int, force: bool = True) -> dict:
     from memmaint.maintenance.core.config import load_config
     from memmaint.maintenance.core.records import parse_time
     from memmaint.maintenance.job.executors import make_executor
@@ -120,7 +120,7 @@ def phase_night(db: str, config_path: str, out: str, full: bool, dry: bool, exec
     t1 = time.perf_counter()
     with SQLiteStore(db, create=False) as store:
         names = store.namespaces()[:only] if only else None
-        report = run_job(store, load_config(config_path), force=True, full=full, dry_run=dry,
+        report = run_job(store, load_config(config_path), force=force, full=full, dry_run=dry,
                          now=parse_time(NOW), plan_sink=plans.append, executor=ex,
                          namespaces=names)
     wall = time.perf_counter() - t1
@@ -141,6 +141,7 @@ def phase_night(db: str, config_path: str, out: str, full: bool, dry: bool, exec
         "run": len(report.namespaces) if report.status != "skipped" else 0,
         "incremental_ns": sum(1 for m in modes.values() if m.get("mode") == "incremental"),
         "idle_ns": sum(1 for w in skipped.values() if w.startswith("incremental:")),
+        "skipped_ns": len(skipped),
         "pool_before": report.pool_before,
         "planned_clusters": len(plans[0].clusters) if plans else 0,
         "llm_clusters": sum(1 for c in plans[0].clusters if len(c.memory_ids) > 1)
@@ -179,6 +180,10 @@ def main() -> None:
     ap.add_argument("--clone-from", type=int, default=0,
                     help="build and first-run this many namespaces, then copy them up to "
                          "--namespaces (phase_clone) instead of a first run over all")
+    ap.add_argument("--no-force", action="store_true",
+                    help="incremental nights without force: namespaces with no news are "
+                         "counted in the store, not read (default: force, every namespace "
+                         "read and swept)")
     ap.add_argument("--reuse", action="store_true",
                     help="reuse the store in --workdir after its first run (snapshot.db)")
     ap.add_argument("--phase", choices=("build", "add", "night", "clone"),
@@ -203,7 +208,7 @@ def main() -> None:
         return
     if args.phase == "night":
         print(json.dumps(phase_night(args.db, args.config, args.out, args.full, args.dry,
-                                     args.executor, args.only)))
+                                     args.executor, args.only, not args.no_force)))
         return
     work = Path(args.workdir or tempfile.mkdtemp(prefix="memmaint-namespaces-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -251,13 +256,14 @@ def main() -> None:
     for name in args.executors:
         _copy_store(snap, db)
         got = _child([*night, "--db", str(db), "--executor", name,
+                      *(["--no-force"] if args.no_force else []),
                       "--out", str(work / f"incremental-{name}.json")])
         print(f"incremental night on {name}: {json.dumps(got)}", flush=True)
         nights[name] = got
         rows.append((f"incremental night (+1%), {name}", got, k))
     stages = ("load", "place", "embed", "reduce", "cluster", "plan", "apply")
     print("\ncells: wall s (shared machine: see load avg)")
-    print("\n| run | namespaces | run in full / incremental / idle | "
+    print("\n| run | namespaces | run in full / incremental / left out (idle or no news) | "
           + " | ".join(stages) + " | process wall s | executor start s | wall per namespace ms"
           " | peak RSS MB | load avg | LLM calls (clusters >= 2) |")
     print("|---" * (len(stages) + 9) + "|")
@@ -265,7 +271,7 @@ def main() -> None:
         cells = " | ".join(f"{r['stages'].get(s, 0):.1f}" for s in stages)
         n_full = r["run"] - r["incremental_ns"]
         print(f"| {name} | {covered:,} | {n_full:,} / {r['incremental_ns']:,} / "
-              f"{r['idle_ns']:,} | {cells} | {r['process_wall']:.1f} | "
+              f"{r.get('skipped_ns', r['idle_ns']):,} | {cells} | {r['process_wall']:.1f} | "
               f"{r['executor_start']:.1f} | {1000 * r['wall'] / covered:.1f} | "
               f"{r['rss_mb']:.0f} | {r['loadavg']:.1f} | {r['llm_clusters']:,} |")
     print()

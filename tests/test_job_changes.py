@@ -136,3 +136,27 @@ def test_a_reviewed_apply_records_what_its_plan_saw(store):
                         for i, m in enumerate(historic(3, days=400))])
     report = run_job(store, cfg(job__min_new_memories=0), dry_run=True)
     assert report.new_memories == 3
+
+
+def test_a_namespace_with_too_few_news_is_counted_not_read(store):
+    """min_new_memories is checked against the store's change sequence before any memory is
+    read: a namespace it skips is never loaded (issue #38: many quiet namespaces)."""
+    store.add_memories(pool("quiet"))
+    report = run_job(store, cfg(job__min_new_memories=0))
+    assert report.status == "succeeded" and set(report.namespaces) == {"ns", "quiet"}
+    store.add_memories(historic(12))  # news in "ns" only
+    read: list[str] = []
+    real = store.iter_memories
+
+    def counting(namespace, *args, **kwargs):
+        read.append(namespace)
+        return real(namespace, *args, **kwargs)
+
+    store.iter_memories = counting
+    try:
+        report = run_job(store, cfg(), dry_run=True)  # min_new_memories = 10
+    finally:
+        del store.iter_memories
+    assert report.namespaces == ["ns"] and report.new_memories == 12
+    assert "quiet" not in read and "ns" in read
+    assert report.apply["skipped_namespaces"]["quiet"].startswith("0 new memories")

@@ -59,6 +59,17 @@ def count_new(store: MemoryStore, namespace: str, memories: Sequence[Memory],
     return int(counter(namespace, ranges, statuses=[Status.ACTIVE]))
 
 
+def count_unread(store: MemoryStore, namespace: str, since: RunRecord | None) -> int | None:
+    """:func:`count_new` from the store's change sequence alone, before any memory is read
+    (None when that needs the memories: no earlier run, no recorded sequence, or a store
+    without ``count_changed``). The job reads no memory of a namespace this skips."""
+    ranges = None if since is None else ranges_since(since, namespace)
+    counter = getattr(store, "count_changed", None)
+    if ranges is None or counter is None:
+        return None
+    return int(counter(namespace, ranges, statuses=[Status.ACTIVE]))
+
+
 def marks(namespaces: Sequence[str], seen: int | None, own_start: int | None,
           own_end: int | None) -> dict[str, Any]:
     """The report's ``changes`` entry for a run over ``namespaces`` (empty without a

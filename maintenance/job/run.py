@@ -48,7 +48,7 @@ from memmaint.maintenance.core.records import (
     to_utc,
     utcnow,
 )
-from memmaint.maintenance.job.changes import count_new, current_seq, marks
+from memmaint.maintenance.job.changes import count_new, count_unread, current_seq, marks
 from memmaint.maintenance.job.outcome import Clustered, Pool, build_outcome, weights_of
 from memmaint.maintenance.job.stages import (
     DryRunCache,
@@ -406,15 +406,18 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     stages = Stages()
     last = _last_success(store, selected)
     seen = current_seq(store)  # before loading: whatever is written later is news next time
+    unread = {} if force else {ns: count_unread(store, ns, last.get(ns)) for ns in selected}
+    few = {ns: n for ns, n in unread.items()  # too few news, counted in the store: never read
+           if n is not None and n < config.job.min_new_memories}
     with stages("load") as st:
-        loaded = _load(store, selected)
+        loaded = _load(store, [ns for ns in selected if ns not in few])
         st.count = sum(len(v) for v in loaded.values())
     chosen: list[str] = []
     skipped: dict[str, str] = {}
     new_total = 0
     for ns in selected:
-        n_new = count_new(store, ns, loaded[ns], last.get(ns))
-        if not loaded[ns]:
+        n_new = few[ns] if ns in few else count_new(store, ns, loaded[ns], last.get(ns))
+        if ns not in few and not loaded[ns]:
             skipped[ns] = "no active memories"
         elif n_new < config.job.min_new_memories and not force:
             since = last[ns].started_at if ns in last else None
