@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from numbers import Integral
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -24,6 +24,9 @@ from memmaint.clustering.reduce.reducers import check_matrix
 from memmaint.clustering.scale import pool_scale
 from memmaint.maintenance.core.config import HDBSCANConfig
 from memmaint.maintenance.core.errors import InputError
+
+if TYPE_CHECKING:
+    from memmaint.clustering.history import MergeHistory
 
 __all__ = ["HDBSCANClusterer", "HDBSCANInputError"]
 
@@ -96,6 +99,27 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
             _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         return np.require(X, requirements=["C", "W"])  # hdbscan writes into its input
 
+    def _selection_epsilon(self, X: np.ndarray) -> float:
+        """``cluster_selection_epsilon``, or in relative mode ``epsilon_rel`` times the
+        pool's own scale; kept as ``epsilon_``."""
+        epsilon = float(self.cluster_selection_epsilon)
+        if self.epsilon_mode == "relative":
+            epsilon = float(self.epsilon_rel) * pool_scale(X, float(self.scale_quantile)) \
+                if X.shape[0] >= 2 and self.epsilon_rel > 0 else 0.0
+        self.epsilon_ = epsilon
+        return epsilon
+
+    def _all_noise(self, n: int, name: str) -> bool:
+        """Whether ``n`` points are too few for one cluster (then every label is noise)."""
+        if n >= self.min_cluster_size:
+            return False
+        log.info("%s: %d points is fewer than min_cluster_size=%d; all noise",
+                 name, n, self.min_cluster_size)
+        self.labels_ = np.full(n, -1, dtype=np.int64)
+        self.probabilities_ = np.zeros(n)
+        self.history_: MergeHistory | None = None
+        return True
+
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None,
             embeddings: Any = None) -> HDBSCANClusterer:
         """Cluster ``X`` (n, d). ``sample_weight`` is validated (shape, finite, >= 0, not all
@@ -103,17 +127,8 @@ class HDBSCANClusterer(ClusterMixin, BaseEstimator):
         validate_params(self)
         X = self._validate_input(X, sample_weight)
         n = X.shape[0]
-        epsilon = float(self.cluster_selection_epsilon)
-        if self.epsilon_mode == "relative":
-            epsilon = float(self.epsilon_rel) * pool_scale(X, float(self.scale_quantile)) \
-                if n >= 2 and self.epsilon_rel > 0 else 0.0
-        self.epsilon_ = epsilon
-        if n < self.min_cluster_size:
-            log.info("hdbscan: %d points is fewer than min_cluster_size=%d; all noise",
-                     n, self.min_cluster_size)
-            self.labels_ = np.full(n, -1, dtype=np.int64)
-            self.probabilities_ = np.zeros(n)
-            self.history_ = None
+        epsilon = self._selection_epsilon(X)
+        if self._all_noise(n, "hdbscan"):
             return self
         import hdbscan
 

@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from memmaint.clustering.density.hdbscan_adapter import HDBSCANClusterer, HDBSCANInputError
-from memmaint.clustering.scale import pool_scale
 from memmaint.maintenance.core.config import ClusteringConfig
 
 __all__ = [
@@ -150,18 +149,9 @@ class WeightedHDBSCANClusterer(HDBSCANClusterer):
                 f"weighted HDBSCAN keeps an n x n distance matrix: {n} points is above its "
                 f"limit of {WEIGHTED_MAX}; set [sharding] enabled = true with max_shard_size "
                 f"<= {WEIGHTED_MAX}, or use [clustering] algorithm = \"hdbscan\"")
-        epsilon = float(self.cluster_selection_epsilon)
-        if self.epsilon_mode == "relative":
-            epsilon = float(self.epsilon_rel) * pool_scale(X, float(self.scale_quantile)) \
-                if n >= 2 and self.epsilon_rel > 0 else 0.0
-        self.epsilon_ = epsilon
-        if n < self.min_cluster_size:
-            log.info("whdbscan: %d points is fewer than min_cluster_size=%d; all noise",
-                     n, self.min_cluster_size)
-            self.labels_ = np.full(n, -1, dtype=np.int64)
-            self.probabilities_ = np.zeros(n)
+        epsilon = self._selection_epsilon(X)
+        if self._all_noise(n, "whdbscan"):
             self.core_distances_ = np.zeros(n)
-            self.history_ = None
             return self
         import hdbscan
 

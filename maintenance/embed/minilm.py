@@ -22,8 +22,9 @@ import importlib.util
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -89,12 +90,56 @@ def _cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _max_seq_length(folder: Path) -> int:
+def max_seq_length(folder: Path, default: int = DEFAULT_MAX_TOKENS) -> int:
+    """The model's input window from its ``sentence_bert_config.json`` (``default`` when
+    the file is missing or unreadable)."""
     try:
         cfg = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
         return int(cfg["max_seq_length"])
     except (OSError, ValueError, KeyError, TypeError):
-        return DEFAULT_MAX_TOKENS
+        return default
+
+
+def session_options(threads: int | None) -> Any:
+    """onnxruntime session options for one sequential CPU session of ``threads`` intra-op
+    threads (default: the CPUs this process may use), fully optimised, quiet."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads or _cpu_count()
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.log_severity_level = 3
+    return opts
+
+
+def embed_batches(texts: Sequence[str], tokenizer: Any, dim: int, batch_size: int,
+                  max_batch_tokens: int, run: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                  pad_id: int = 0) -> tuple[np.ndarray, int]:
+    """Mean-pooled unit rows of ``texts`` (checked) and how many were truncated: texts are
+    tokenized, sorted by length, cut into the runs that need the fewest padded tokens
+    (:func:`split_batches`), padded with ``pad_id`` and given to ``run(ids, mask)``, which
+    returns the last hidden states; rows come back in input order."""
+    texts = check_texts(texts)
+    out = np.zeros((len(texts), dim), dtype=np.float32)
+    if not texts:
+        return out, 0
+    encodings = tokenizer.encode_batch(texts, add_special_tokens=True)
+    truncated = sum(1 for e in encodings if e.overflowing)
+    lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
+    order = np.argsort(lengths, kind="stable")
+    for part in split_batches(lengths[order], batch_size, max_batch_tokens):
+        idx = order[part]
+        width = int(lengths[idx].max())
+        ids = np.full((len(idx), width), pad_id, dtype=np.int64)
+        mask = np.zeros((len(idx), width), dtype=np.int64)
+        for row, i in enumerate(idx):
+            n = lengths[i]
+            ids[row, :n] = encodings[i].ids
+            mask[row, :n] = 1
+        out[idx] = _mean_pool_normalise(run(ids, mask), mask)
+    return out, truncated
 
 
 class MiniLMEmbedder:
@@ -166,19 +211,14 @@ class MiniLMEmbedder:
             folder = tok_file.parent
         if not tok_file.is_file():
             raise MemmaintError(f"tokenizer file {tok_file} is missing: {_PIP_HINT}")
-        self.max_tokens: int | None = _max_seq_length(folder)
+        self.max_tokens: int | None = max_seq_length(folder)
         self._tokenizer = Tokenizer.from_file(str(tok_file))
         # tokenizer.json ships with truncation at 128 and fixed padding; sentence-transformers
         # truncates at max_seq_length and pads per batch, which we do ourselves.
         self._tokenizer.enable_truncation(max_length=self.max_tokens)
         self._tokenizer.no_padding()
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or _cpu_count()
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.log_severity_level = 3
+        opts = session_options(threads)
         model: str | bytes = str(path)
         if precision == "float32":
             from memmaint.maintenance.embed.minilm_fp32 import float32_graph
@@ -213,25 +253,9 @@ class MiniLMEmbedder:
         Texts longer than :attr:`max_tokens` word pieces (special tokens included) are
         truncated; :attr:`last_truncated` counts them for this call.
         """
-        texts = check_texts(texts)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        self.last_truncated = 0
-        if not texts:
-            return out
-        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
-        self.last_truncated = sum(1 for e in encodings if e.overflowing)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
-        order = np.argsort(lengths, kind="stable")
-        for part in split_batches(lengths[order], self.batch_size, self.max_batch_tokens):
-            idx = order[part]
-            width = int(lengths[idx].max())
-            ids = np.zeros((len(idx), width), dtype=np.int64)
-            mask = np.zeros((len(idx), width), dtype=np.int64)
-            for row, i in enumerate(idx):
-                n = lengths[i]
-                ids[row, :n] = encodings[i].ids
-                mask[row, :n] = 1
-            out[idx] = _mean_pool_normalise(self._run(ids, mask), mask)
+        out, self.last_truncated = embed_batches(texts, self._tokenizer, self.dim,
+                                                 self.batch_size, self.max_batch_tokens,
+                                                 self._run)
         return out
 
     def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:

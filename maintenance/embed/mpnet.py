@@ -23,7 +23,6 @@ is MiniLM's.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -36,12 +35,11 @@ import numpy as np
 
 from memmaint.maintenance.core.config import EmbeddingConfig
 from memmaint.maintenance.core.errors import MemmaintError, MissingExtraError
-from memmaint.maintenance.embed.base import check_texts
 from memmaint.maintenance.embed.minilm import (
-    _cpu_count,
-    _mean_pool_normalise,
+    embed_batches,
     file_sha256,
-    split_batches,
+    max_seq_length,
+    session_options,
 )
 
 __all__ = ["DIM", "MODEL_ID", "MODEL_SHA256", "MPNetEmbedder", "model_folder",
@@ -174,14 +172,6 @@ def model_folder(folder: Path | None = None) -> Path:
     return target
 
 
-def _max_seq_length(folder: Path) -> int:
-    try:
-        cfg = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
-        return int(cfg["max_seq_length"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return DEFAULT_MAX_TOKENS
-
-
 class MPNetEmbedder:
     """all-mpnet-base-v2 sentence embeddings by onnxruntime: 768-d float32 unit rows.
 
@@ -212,18 +202,13 @@ class MPNetEmbedder:
         self.max_batch_tokens = int(max_batch_tokens)
         self.last_truncated = 0
         where = Path(folder) if folder is not None else model_folder()
-        self.max_tokens: int | None = _max_seq_length(where)
+        self.max_tokens: int | None = max_seq_length(where, DEFAULT_MAX_TOKENS)
         self._tokenizer = Tokenizer.from_file(str(where / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=self.max_tokens)
         self._tokenizer.no_padding()
         model, self._bucket_of = mpnet_graph(where / "model.safetensors")
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or _cpu_count()
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.log_severity_level = 3
+        opts = session_options(threads)
         opts.add_session_config_entry(
             "session.model_external_initializers_file_folder_path", str(where))
         try:
@@ -239,26 +224,9 @@ class MPNetEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` into a float32 ``(len(texts), 768)`` array of unit rows; texts over
         :attr:`max_tokens` word pieces are truncated (:attr:`last_truncated` counts them)."""
-        texts = check_texts(texts)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        self.last_truncated = 0
-        if not texts:
-            return out
-        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
-        self.last_truncated = sum(1 for e in encodings if e.overflowing)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
-        order = np.argsort(lengths, kind="stable")
-        for part in split_batches(lengths[order], self.batch_size, self.max_batch_tokens):
-            idx = order[part]
-            width = int(lengths[idx].max())
-            ids = np.full((len(idx), width), _PAD_ID, dtype=np.int64)
-            mask = np.zeros((len(idx), width), dtype=np.int64)
-            for row, i in enumerate(idx):
-                n = lengths[i]
-                ids[row, :n] = encodings[i].ids
-                mask[row, :n] = 1
-            hidden = self._session.run(None, self._feed(ids, mask))[0]
-            out[idx] = _mean_pool_normalise(hidden, mask)
+        out, self.last_truncated = embed_batches(
+            texts, self._tokenizer, self.dim, self.batch_size, self.max_batch_tokens,
+            lambda ids, mask: self._session.run(None, self._feed(ids, mask))[0], _PAD_ID)
         return out
 
     def _feed(self, ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
