@@ -8,11 +8,11 @@ between proven memories and a good record does not carry an off-topic one."""
 
 from __future__ import annotations
 
-import math
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
+from test_retrieve import at_cosines as _at_cosines
 
 from memmaint.maintenance.core.config import Config, RetrieveConfig, with_overrides
 from memmaint.maintenance.core.records import Memory
@@ -29,14 +29,7 @@ def mem(id: str, s: int = 0, f: int = 0, kind: str = "default", days: float = 5.
 
 def at_cosines(cosines: list[float]) -> tuple[np.ndarray, np.ndarray]:
     """A query e0 and one unit row per cosine, each orthogonal part on its own axis."""
-    dim = len(cosines) + 1
-    q = np.zeros(dim)
-    q[0] = 1.0
-    rows = np.zeros((len(cosines), dim))
-    for i, c in enumerate(cosines):
-        rows[i, 0] = c
-        rows[i, i + 1] = math.sqrt(1.0 - c * c)
-    return q, rows
+    return _at_cosines(cosines, dim=len(cosines) + 1)
 
 
 def shared_pool(good_cos: float, bad_cos: float) -> tuple[list[Memory], np.ndarray, np.ndarray]:
