@@ -28,6 +28,11 @@ with ``incremental`` on, per namespace:
    splitting, planning, the cap and routing see the touched memories; every other memory
    keeps its cluster and is not planned (no LLM call for it).
 
+Before anything is embedded, a namespace whose state is valid and that had nothing added,
+changed or removed and nothing the sweep finds due is **idle** (:func:`idle_namespaces`): it
+is left out of the run (even with ``force``), so it costs reading its memories and its state;
+its state stays the one its last successful run wrote, and so stays valid.
+
 ``--full`` (``run_job(full=True)``) ignores the state: the run is exactly a run without it, and
 its state restarts drift. A dry run reads the state and writes none.
 """
