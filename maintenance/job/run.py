@@ -407,17 +407,18 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     last = _last_success(store, selected)
     seen = current_seq(store)  # before loading: whatever is written later is news next time
     unread = {} if force else {ns: count_unread(store, ns, last.get(ns)) for ns in selected}
-    few = {ns: n for ns, n in unread.items()  # too few news, counted in the store: never read
-           if n is not None and n < config.job.min_new_memories}
+    too_few = {ns: n for ns, n in unread.items()  # counted in the store: never read
+               if n is not None and n < config.job.min_new_memories}
     with stages("load") as st:
-        loaded = _load(store, [ns for ns in selected if ns not in few])
+        loaded = _load(store, [ns for ns in selected if ns not in too_few])
         st.count = sum(len(v) for v in loaded.values())
     chosen: list[str] = []
     skipped: dict[str, str] = {}
     new_total = 0
     for ns in selected:
-        n_new = few[ns] if ns in few else count_new(store, ns, loaded[ns], last.get(ns))
-        if ns not in few and not loaded[ns]:
+        n_new = too_few[ns] if ns in too_few else count_new(store, ns, loaded[ns],
+                                                            last.get(ns))
+        if ns not in too_few and not loaded[ns]:
             skipped[ns] = "no active memories"
         elif n_new < config.job.min_new_memories and not force:
             since = last[ns].started_at if ns in last else None
