@@ -164,6 +164,26 @@ def test_an_untouched_namespace_costs_no_embedding_clustering_or_planning(tmp_pa
     assert batch_tasks([500, 1, 1, 1], 2) == [[0], [1, 2, 3]] and batch_tasks([], 3) == []
 
 
+def test_an_incremental_night_builds_one_embedder(db, monkeypatch):
+    """The idle check and the embedding stage share the run's embedder (a model that loads
+    for seconds loads once per run)."""
+    from memmaint.maintenance.embed import base
+
+    built = []
+    real = base.get_embedder
+
+    def counting(config=None):
+        built.append(config)
+        return real(config)
+
+    monkeypatch.setattr(base, "get_embedder", counting)
+    with SQLiteStore(db) as store:
+        store.add_memories(additions("new"))
+    report, _ = plan_of(db, inc_cfg())
+    assert report.apply["incremental"]["ns"]["mode"] == "incremental"
+    assert len(built) == 1
+
+
 def test_time_sweep_replans_a_cluster_whose_memory_expired(db):
     """No memory changed, but by next year every TTL has run out: the verdicts changed."""
     report, plan = plan_of(db, inc_cfg(), force=True, now=utcnow() + timedelta(days=400))

@@ -435,16 +435,15 @@ def check_state(store_dir: StateDir | None, config: Config, ns: str,
 
 def idle_namespaces(store_dir: StateDir | None, config: Config,
                     loaded: Mapping[str, Sequence[Memory]], last_runs: Mapping[str, str],
-                    now: datetime) -> tuple[dict[str, str], dict[str, NamespaceState]]:
+                    now: datetime, model_id: str,
+                    ) -> tuple[dict[str, str], dict[str, NamespaceState]]:
     """Before anything is embedded: the namespaces of ``loaded`` with a valid state and no
     work at all (nothing added, changed or removed since it, and the time sweep finds nothing
     due), each with why, and the valid states of the others (for :func:`prepare`). An idle
     namespace is left out of the run: it is not embedded, planned or routed again and its
-    state stays the one its last successful run wrote, so it stays valid."""
-    from memmaint.maintenance.embed.base import get_embedder
-
+    state stays the one its last successful run wrote, so it stays valid. ``model_id``: the
+    run's embedder's."""
     key = config_key(config)
-    model_id = str(get_embedder(config.embedding).model_id)
     idle: dict[str, str] = {}
     states: dict[str, NamespaceState] = {}
     for ns, memories in loaded.items():

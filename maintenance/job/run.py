@@ -108,10 +108,10 @@ def _load(store: MemoryStore, namespaces: Sequence[str]) -> dict[str, list[Memor
 
 
 def _embed(store: Any, config: Config, pool: Pool, progress: ProgressFn | None,
-           executor: Any = None) -> None:
+           executor: Any = None, embedder: Any = None) -> None:
     from memmaint.maintenance.embed.base import embed_memories, get_embedder
 
-    embedder = get_embedder(config.embedding)
+    embedder = embedder or get_embedder(config.embedding)  # one per run (a model loads once)
     batch_size = config.embedding.batch_size
     if executor is not None and executor.workers > 1:  # batches spread over workers
         from memmaint.maintenance.job.executors import ExecutorEmbedder
@@ -430,13 +430,17 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
             chosen.append(ns)
             new_total += n_new
     checked, when = None, to_utc(now) if now is not None else parse_time(report.started_at)
+    embedder = None
     if config.job.incremental and not full and chosen:  # idle namespaces cost no more
+        from memmaint.maintenance.embed.base import get_embedder
         from memmaint.maintenance.job.incremental import idle_namespaces, state_dir_for
 
         with stages("place") as st:  # timed with the placing
+            embedder = get_embedder(config.embedding)  # the run's one embedder
             idle, checked = idle_namespaces(
                 state_dir_for(store), config, {ns: loaded[ns] for ns in chosen},
-                {ns: last[ns].run_id for ns in chosen if ns in last}, when)
+                {ns: last[ns].run_id for ns in chosen if ns in last}, when,
+                str(embedder.model_id))
         skipped.update(idle)
         chosen = [ns for ns in chosen if ns not in idle]
     for ns, why in skipped.items():
@@ -469,7 +473,7 @@ def _run(store: MemoryStore, config: Config, report: RunReport, *,
     cache_store: Any = DryRunCache(store) if dry_run else store
     writing.append(not dry_run)
     with stages("embed") as st:
-        _embed(cache_store, config, pool, progress, executor)
+        _embed(cache_store, config, pool, progress, executor, embedder)
         st.count = pool.embedding.get("embedded", 0)
         st.detail = dict(pool.embedding)
     report.embedding = dict(pool.embedding)
