@@ -15,6 +15,13 @@ clause is already said is a clause-level test (:func:`clause_covered`):
   peanut allergy." covers "User is allergic to peanuts.", and a changed value is never
   covered.
 
+A clause is read without the framing, hedge and attribution around its fact ("Note:",
+"according to Ravi", "Keep this in answers."; :mod:`~memmaint.maintenance.agents.provenance`),
+a note's sentence is cut where it strings facts together (" - ", ", and the ..."), and with
+clause vectors (:mod:`~memmaint.maintenance.agents.clause_vectors`) a clause restating a
+kept clause's figures with its names and most of its words is covered too
+(:func:`_same_figures`).
+
 Which sources may join, and with what:
 
 - a source that is covered whole joins (a duplicate or a less detailed restatement);
@@ -24,7 +31,8 @@ Which sources may join, and with what:
   different events are not glued into one memory;
 - a source reporting a past event on another day than the newest source, with no absolute
   date in its text, stays apart: the merged memory is dated like its newest source, which
-  would move the event.
+  would move the event; so does a report or an attitude of another day ("Jon expressed
+  gratitude", "Maria finds volunteering fulfilling"): what was said or felt at one session.
 """
 
 from __future__ import annotations
@@ -176,14 +184,15 @@ def _same_figures(clause: Clause, kept: Sequence[Clause]) -> str | None:
     """A restatement of a kept clause's figures in other words ("growth tier: $49/month" /
     "The Growth plan costs $49 a month"): its own clause vector at cosine >=
     :data:`SAME_FIGURES_COSINE` to a kept clause's, every number and name it carries and at
-    least half of its words in that clause, and no value of that clause changed. Only the merge group's clauses are compared,
-    so the figures are about its one topic; a clause with no number is left to the other
-    tests."""
+    least half of its words in that clause, and no value of that clause changed. Only the
+    merge group's clauses are compared, so the figures are about its one topic; a clause with
+    no number is left to the other tests."""
     ua = units(clause.text)
     figures = {u.key for u in ua if u.kind == "number"}
     names = {u.key for u in ua if u.kind in ("name", "date")}
     if not figures or clause.vector is None:
         return None
+    content = _content(ua)
     for other in kept:
         if other.vector is None:
             continue
@@ -192,7 +201,6 @@ def _same_figures(clause: Clause, kept: Sequence[Clause]) -> str | None:
             continue
         ub = units(other.text)
         words_b = {u.key for u in ub}
-        content = _content(ua)
         if figures <= {u.key for u in ub if u.kind == "number"} and names <= words_b and \
                 2 * len(_fuzzy_missing(content, _content(ub))) <= len(content) and \
                 relation(statement(clause.text), statement(other.text), cos) is None:
