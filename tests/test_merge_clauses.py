@@ -105,3 +105,22 @@ def test_a_restated_figure_is_covered_only_with_its_subject_and_words(clause, ke
     embed = clause_embedder(Config())
     a, b = _clauses(embed, clause, kept)
     assert bool(clause_covered(a, [b])) is same
+
+
+def test_a_failing_clause_embedder_leaves_the_merge_to_the_words(caplog):
+    """An embedding endpoint that is down does not fail the plan: clauses are compared by
+    their words, as without clause vectors, and the log says so."""
+    from memmaint.maintenance.core.config import EmbeddingConfig, with_overrides
+
+    config = with_overrides(Config(), {"embedding.model": "openai",
+                                       "embedding.base_url": "http://127.0.0.1:9/v1"})
+    assert isinstance(config.embedding, EmbeddingConfig)
+    embed = clause_embedder(config)
+    assert embed is not None
+    mems = [_mem(0, "UPS handles Japan orders. The same-day cutoff is 11am.", 2),
+            _mem(1, "Orders to Japan ship with UPS. The same-day cutoff is 11am.", 0)]
+    with caplog.at_level("WARNING"):
+        done = consolidate([0, 1], mems, np.eye(2), AgentsConfig(), embed)
+    words_only = consolidate([0, 1], mems, np.eye(2), AgentsConfig())
+    assert done.text == words_only.text and done.group == words_only.group
+    assert "clause vectors unavailable" in caplog.text

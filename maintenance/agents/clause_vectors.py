@@ -11,6 +11,7 @@ the memories of a merge group.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -20,8 +21,11 @@ import numpy as np
 from memmaint.maintenance.core.config import EmbeddingConfig
 from memmaint.maintenance.embed.base import Embedder, get_embedder
 
-#: Texts in, unit rows out (one per text, in order).
-ClauseEmbedder = Callable[[Sequence[str]], np.ndarray]
+#: Texts in, unit rows out (one per text, in order); ``None`` when the embedder failed (the
+#: merge then compares those clauses by their words, as without clause vectors).
+ClauseEmbedder = Callable[[Sequence[str]], "np.ndarray | None"]
+
+log = logging.getLogger(__name__)
 
 _CACHE_LIMIT = 100_000  # clause vectors kept per embedder configuration
 
@@ -44,13 +48,20 @@ def clause_embedder(config: Any) -> ClauseEmbedder | None:
     if not isinstance(emb, EmbeddingConfig):
         return None
 
-    def embed(texts: Sequence[str]) -> np.ndarray:
+    def embed(texts: Sequence[str]) -> np.ndarray | None:
         cache = _vectors(emb)
         todo = [t for t in dict.fromkeys(texts) if t not in cache]
         if todo:
             if len(cache) + len(todo) > _CACHE_LIMIT:
                 cache.clear()
-            cache.update(zip(todo, _embedder(emb).embed(todo)))
+            try:
+                found = _embedder(emb).embed(todo)
+            except Exception as exc:  # noqa: BLE001 - a refinement must not fail the plan
+                # (an embedding endpoint down, a missing extra): compare by words instead
+                log.warning("clause vectors unavailable (%s); merges compare clauses by "
+                            "their words", exc)
+                return None
+            cache.update(zip(todo, found))
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
         return np.stack([cache[t] for t in texts])

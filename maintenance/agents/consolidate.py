@@ -241,8 +241,9 @@ def consolidate(group: Sequence[int], mems: Sequence[Memory], vecs: np.ndarray,
     parts = {g: clauses_of(mems[g].text, vecs[g]) for g in group}
     if embed is not None and len(group) > 1:
         todo = [c.text for g in group for c in parts[g] if c.vector is None]
-        if todo:
-            vectors = iter(embed(todo))
+        rows = embed(todo) if todo else None
+        if rows is not None:
+            vectors = iter(rows)
             parts = {g: [c if c.vector is not None else Clause(c.text, next(vectors), c.near)
                          for c in parts[g]] for g in group}
 

@@ -31,9 +31,10 @@ from memmaint.maintenance.core.records import Memory
 
 def _clauses(text: str, embed: ClauseEmbedder | None) -> list[Clause]:
     parts = clauses_of(text, None)
-    if embed is None or not parts:
+    found = embed([c.text for c in parts]) if embed is not None and parts else None
+    if found is None:
         return parts
-    return [Clause(c.text, v) for c, v in zip(parts, embed([c.text for c in parts]))]
+    return [Clause(c.text, v) for c, v in zip(parts, found)]
 
 
 def merge_text_problems(where: str, text: str, sources: Sequence[Memory],
