@@ -43,12 +43,17 @@ def _vectors(config: EmbeddingConfig) -> dict[str, np.ndarray]:
 def clause_embedder(config: Any) -> ClauseEmbedder | None:
     """The clause embedder of a whole configuration (its ``[embedding]`` section), or
     ``None`` for anything else (an ``AgentsConfig`` alone: clauses are then compared by
-    their words and the memories' vectors, as before)."""
+    their words and the memories' vectors, as before). After the embedder fails once (one
+    warning), it answers ``None`` without trying again."""
     emb = getattr(config, "embedding", None)
     if not isinstance(emb, EmbeddingConfig):
         return None
 
+    failed: list[Exception] = []  # after one failure, no more tries in this plan
+
     def embed(texts: Sequence[str]) -> np.ndarray | None:
+        if failed:
+            return None
         cache = _vectors(emb)
         todo = [t for t in dict.fromkeys(texts) if t not in cache]
         if todo:
@@ -58,6 +63,7 @@ def clause_embedder(config: Any) -> ClauseEmbedder | None:
                 found = _embedder(emb).embed(todo)
             except Exception as exc:  # noqa: BLE001 - a refinement must not fail the plan
                 # (an embedding endpoint down, a missing extra): compare by words instead
+                failed.append(exc)
                 log.warning("clause vectors unavailable (%s); merges compare clauses by "
                             "their words", exc)
                 return None
