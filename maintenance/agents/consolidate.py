@@ -53,7 +53,7 @@ from memmaint.maintenance.agents.coverage import (
     stem,
     units,
 )
-from memmaint.maintenance.agents.provenance import fact_core
+from memmaint.maintenance.agents.provenance import fact_core, says_only_provenance
 from memmaint.maintenance.agents.samefact import (
     MULTI_CLAUSE_COSINE,
     SAME_FACT_COSINE,
@@ -98,7 +98,7 @@ def clauses_of(text: str, vector: np.ndarray | None) -> list[Clause]:
     it came from is no clause). A one-clause text gets ``vector``, the clauses of a longer
     one get it as ``near`` (the memory's vector: what a clause says is near it)."""
     pieces = [p for s in (sentences(text) or [text]) for p in _FRAGMENT.split(s)]
-    parts = [core for p in pieces if (core := fact_core(p)) and re.search(r"[A-Za-z0-9]", core)]
+    parts = [fact_core(p) for p in pieces if not says_only_provenance(p)]  # (cached)
     if not parts:
         return []
     if len(parts) == 1:
