@@ -299,3 +299,34 @@ def test_a_word_inside_a_compound_is_another_word_a_suffix_is_not():
 ])
 def test_an_attribute_reworded_with_details_is_still_the_same_fact(a, b, cos):
     assert same_fact(a, b, cos)
+
+
+
+@pytest.mark.parametrize(("a", "b", "cos"), [
+    ("Omar is busy with marketing his bakery.",
+     "Omar got coached by a bakery owner, which motivated him.", 0.7),
+    ("Lena saw some puppies at a rescue centre.",
+     "Lena regards the staff at the rescue centre as her family.", 0.72),
+])
+def test_a_predicate_mostly_replaced_by_other_words_is_another_statement(a, b, cos):
+    """The subject and one predicate word in common is a topic, not a fact (LoCoMo: "Jon is
+    working on promoting his business" retired under "Jon got mentored by a business
+    person"); a possession frame or a one-for-one rewording keeps the fact."""
+    assert not same_fact(a, b, cos)
+    assert same_fact("Tom owns a dog called Pepper.",
+                     "Tom's dog Pepper is scared of thunderstorms.", 0.8)
+    assert same_fact("Priya reacts badly to penicillin.",
+                     "Avoid penicillin around Priya: allergy.", 0.81)
+
+
+def test_a_paraphrase_opening_with_another_name_is_another_subject():
+    """"Sven is keen on helping Mia" is Sven's fact, "Mia asked Sven for help" Mia's: close
+    vectors, two memories (LoCoMo: "John is enthusiastic about helping Maria" merged under
+    "Maria asked John for help")."""
+    from memmaint.maintenance.agents.consolidate import Clause, paraphrase
+
+    v = np.ones(4, dtype=np.float32) / 2.0
+    assert paraphrase(Clause("Sven is keen on helping Mia with her bake sale.", v),
+                      Clause("Mia asked Sven for help with her bake sale.", v)) is None
+    assert paraphrase(Clause("Mia took a taxi to the airport.", v),
+                      Clause("Mia took a cab to the airport.", v))

@@ -57,6 +57,7 @@ from memmaint.maintenance.agents.provenance import fact_core, says_only_provenan
 from memmaint.maintenance.agents.samefact import (
     MULTI_CLAUSE_COSINE,
     SAME_FACT_COSINE,
+    _lead_name_differs,
     is_opinion,
     is_report,
     same_fact,
@@ -133,6 +134,8 @@ def paraphrase(a: Clause, b: Clause, *, threshold: float = PARAPHRASE_COSINE) ->
     capitals = {stem(w) for w in re.findall(r"\b[A-Z][a-z]+", a.text)} - _COMMON
     if not capitals <= {stem(w) for w in re.findall(r"[A-Za-z]+", b.text)} | _COMMON:
         return None  # a sentence-initial name ("Sam is ..." / "Ana is ...")
+    if _lead_name_differs(a.text, b.text):
+        return None  # "John appreciated Maria's offer" / "Maria offered to help John"
     if {u.key for u in ua if u.kind == "negation"} != {u.key for u in ub if u.kind == "negation"}:
         return None
     content, other = _content(ua), _content(ub)

@@ -173,6 +173,11 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
     va, vb = _verb_index(a_text, ua, st_a.verb), _verb_index(b_text, ub, st_b.verb)
     if ca[va:] and not (set(ca[va:]) & shared):
         return None  # its predicate says something else ("hates baths" / "is scared of")
+    if _predicate_reworded(ca[va:], missing) and len(extra) > len(missing):
+        return None  # "Jon is working on promoting his business" / "Jon got mentored by a
+        # business person": most of the predicate gone and more put in its place is another
+        # statement on one topic; a one-for-one trade is a rewording ("reacts badly to" /
+        # "avoid ... allergy")
     if substitution(ca, cb, va, vb) or substitution(cb, ca, vb, va):
         return None
     if relation(st_a, st_b, cosine) is not None:
@@ -277,6 +282,22 @@ def _verb_index(text: str, us: Sequence[Unit], verb: str) -> int:
             break
         k, pos = k + 1, at + len(u.text)
     return k
+
+
+def _predicate_reworded(predicate: Sequence[str], missing: set[str]) -> bool:
+    """Whether the other clause lacks two or more of this predicate's words and at least half
+    of them ("Maria met some kids at a shelter" / "Maria considers the people at the shelter
+    like family"): with more words put in their place, what is said of the subject is
+    another statement, however close the vectors."""
+    words = [w for w in dict.fromkeys(predicate) if w not in _FRAME_WORDS]
+    lost = [w for w in words if w in missing]
+    return len(lost) >= 2 and 2 * len(lost) >= len(words)
+
+
+#: Words that frame a possession or a name rather than state it ("Tom owns a dog called
+#: Pepper" / "Tom's dog Pepper"): not counted as the predicate's words.
+_FRAME_WORDS = frozenset(stem(w) for w in ("own", "owns", "called", "named", "has", "have",
+                                           "having"))
 
 
 def _subjects_differ(a: Statement, b: Statement, words_a: set[str],
