@@ -48,7 +48,7 @@ from memmaint.maintenance.core.records import Memory
 
 GROUP_TYPES = ("duplicate", "refinement", "update", "contradiction", "distinct_related",
                "temporal", "unrelated")
-PARTS = ("dev", "validation")
+PARTS = ("dev", "validation", "fresh")
 #: The group types of one generated pool, in order.
 POOL_MIX = ("duplicate", "duplicate", "refinement", "refinement", "update", "update",
             "update", "contradiction", "distinct_related", "temporal", "unrelated",
@@ -325,9 +325,15 @@ def _hand_draft(item: Hand) -> _Draft:
 
 def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> DecisionSet:
     """The ``dev`` (tuning) or ``validation`` part: ``pools`` generated pools of
-    :data:`POOL_MIX` groups each, plus a pool of the part's hand-written groups."""
+    :data:`POOL_MIX` groups each, plus a pool of the part's hand-written groups; or the
+    ``fresh`` part, hand-written groups only in one namespace
+    (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`, ``pools`` ignored)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
+    if part == "fresh":
+        from memmaint.datasets.decision_fresh import FRESH_HAND
+
+        return hand_set(FRESH_HAND, part="fresh", namespace="fresh")
     fams, ids, names, hand = ((DEV_FAMILIES, DEV_IDS, DEV_NAMES, DEV_HAND) if part == "dev"
                               else (VAL_FAMILIES, VAL_IDS, VAL_NAMES, VAL_HAND))
     b = _Builder(part)

@@ -222,9 +222,10 @@ def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
 
 @eval_group.command("decisions")
 @_common
-@click.option("--part", type=click.Choice(["dev", "validation"]), default="dev",
+@click.option("--part", type=click.Choice(["dev", "validation", "fresh"]), default="dev",
               show_default=True,
-              help="The tuning part (dev) or the held-out validation part.")
+              help="The tuning part (dev), the held-out validation part, or the fresh "
+                   "hand-written part (informal wordings, never tuned on).")
 @click.option("--pools", type=int, default=None,
               help="Only the first N generated pools (and the hand-written one).")
 @click.option("--failures", type=int, default=0, show_default=True,

@@ -1,0 +1,208 @@
+"""The ``fresh`` part of the decision set: hand-written groups only (issue #32).
+
+Written apart from the ``dev`` and ``validation`` templates, in the way agents and people
+save memories: informal notes ("Note: ...", "FYI", "As far as I know ..."), the user in the
+first or third person, synonyms and number forms ("UK" / "Britain", "two weeks" / "14
+days"), reversed decisions, update verbs ("switched", "no longer", "replaced", "moved",
+"renamed"), multi-sentence memories, conversation summaries with names, identifiers that
+name a subject (PRs, incidents, rooms, orders), same-day and cross-month dates, opinions
+beside standing facts. No subject, holder or wording of the other parts is reused. Every
+group has one outcome a careful reader would agree with; it is never tuned against.
+
+Same format as :data:`~memmaint.datasets.decision_items.DEV_HAND`: ``(type, ((text, "MM-DD",
+facts of each sentence), ...))``; all groups share one namespace, as one agent's store would.
+"""
+
+from __future__ import annotations
+
+from memmaint.datasets.decision_items import Hand
+
+F = (("f",),)
+OLD = (("old",),)
+NEW = (("new",),)
+A = (("a",),)
+B = (("b",),)
+C = (("c",),)
+FD = (("f", "d"),)
+
+FRESH_HAND: tuple[Hand, ...] = (
+    # -- duplicate: one fact, said twice or three times --------------------------------------
+    ("duplicate", (("User prefers a window seat on flights.", "01-09", F),
+                   ("FYI the user always picks the window when flying.", "03-17", F))),
+    ("duplicate", (("The user is vegetarian.", "01-14", F),
+                   ("As far as I know, the user doesn't eat meat.", "02-27", F))),
+    ("duplicate", (("Standard shipping to the UK takes 4 to 6 working days.", "02-03", F),
+                   ("Standard delivery to Britain: 4-6 working days.", "04-11", F))),
+    ("duplicate", (("The user's brother lives in NYC.", "01-21", F),
+                   ("User mentioned that their brother is based in New York City.", "05-02",
+                    F))),
+    ("duplicate", (("Refunds are accepted within two weeks of purchase.", "02-08", F),
+                   ("Return window: 14 days from the purchase date.", "03-29", F))),
+    ("duplicate", (("Always reply to the user in Spanish.", "01-30", F),
+                   ("Note: the user wants all answers in Spanish.", "02-19", F))),
+    ("duplicate", (("Caroline volunteers at an animal shelter.", "03-04", F),
+                   ("Caroline does volunteer work at the animal shelter.", "06-12", F))),
+    ("duplicate", (("The user keeps every password in 1Password.", "02-22", F),
+                   ("The user keeps every password in 1Password.", "05-15", F))),
+    ("duplicate", (("The user hates long meetings.", "03-08", F),
+                   ("User really dislikes meetings that drag on.", "04-30", F))),
+    ("duplicate", (("Oskar's favourite band is Radiohead.", "02-13", F),
+                   ("Oskar said Radiohead is his favourite band.", "03-21", F))),
+    ("duplicate", (("The user's partner is called Sam.", "01-05", F),
+                   ("User's partner: Sam.", "02-16", F),
+                   ("Sam is the user's partner.", "04-04", F))),
+    ("duplicate", (("The office Wi-Fi network is BlueHarbor-5G.", "03-12", F),
+                   ("Wi-Fi at the office: BlueHarbor-5G.", "03-26", F))),
+    ("duplicate", (("I do my best work before noon.", "04-02", F),
+                   ("The user is most productive in the mornings, before 12:00.", "06-20",
+                    F))),
+    ("duplicate", (("Wen is the product lead for the mobile app.", "02-06", F),
+                   ("Note: Wen leads product for the mobile app.", "05-09", F))),
+    # -- refinement: a fact and a more detailed statement of it ------------------------------
+    ("refinement", (("The user has a daughter.", "01-11", F),
+                    ("The user has a daughter, Ella, who is 7.", "03-03", FD))),
+    ("refinement", (("Fatima is training for a marathon.", "02-01", F),
+                    ("Fatima is training for the Berlin Marathon in September.", "04-14",
+                     FD))),
+    ("refinement", (("User drives an EV.", "01-25", F),
+                    ("The user's car is an electric Kia Niro, bought in 2022.", "05-05", FD))),
+    ("refinement", (("Diego plays the piano and gives lessons to kids on weekends.", "02-10",
+                     FD),
+                    ("Diego plays the piano.", "06-01", F))),
+    ("refinement", (("The user doesn't drink alcohol.", "03-15", F),
+                    ("The user doesn't drink alcohol for religious reasons.", "07-07", FD))),
+    ("refinement", (("The user's favourite cuisine is Thai.", "02-24", F),
+                    ("Favourite food: Thai, especially green curry with extra chilli.",
+                     "04-19", FD))),
+    ("refinement", (("Melanie has two kids.", "01-18", F),
+                    ("Melanie has two kids, a son and a daughter, both in primary school.",
+                     "03-09", FD))),
+    ("refinement", (("The weekly report goes to the finance team.", "02-05", F),
+                    ("The weekly report goes to finance every Monday. It is sent as a PDF.",
+                     "02-26", (("f",), ("d",))))),
+    ("refinement", (("Noor is a nurse.", "03-02", F),
+                    ("Noor works night shifts as a nurse at St Mary's Hospital.", "05-21",
+                     FD))),
+    ("refinement", (("Caroline has started a pottery course.", "04-06", F),
+                    (("Caroline and Melanie caught up over coffee. Caroline mentioned she has "
+                      "been doing a pottery course on Wednesday evenings."), "04-27",
+                     (("c",), ("f", "d"))))),
+    # -- update: an older value and a newer one ----------------------------------------------
+    ("update", (("The user's phone is an iPhone 12.", "01-07", OLD),
+                ("User replaced the iPhone 12 with a Pixel 8.", "06-15", NEW))),
+    ("update", (("Bram is vegan.", "01-19", OLD),
+                ("Bram is no longer vegan and eats fish again.", "05-28", NEW))),
+    ("update", (("The all-hands meeting is on the first Thursday of the month.", "02-02",
+                 OLD),
+                (("The all-hands changed from the first Thursday to the last Friday of the "
+                  "month."), "04-23", NEW))),
+    ("update", (("The user's gym membership is with PureGym.", "01-23", OLD),
+                ("The user cancelled PureGym and joined Anytime Fitness instead.", "05-13",
+                 NEW))),
+    ("update", (("Our Slack channel for incidents is #ops-alerts.", "02-12", OLD),
+                ("Incident channel moved: it's #incidents now, not #ops-alerts.", "06-03",
+                 NEW))),
+    ("update", (("The user plans to renovate the kitchen this summer.", "03-01", OLD),
+                ("The user decided not to renovate the kitchen after all.", "05-19", NEW))),
+    ("update", (("The API rate limit is 100 requests per minute.", "02-15", OLD),
+                ("The API rate limit is now 250 requests/min.", "07-02", NEW))),
+    ("update", (("Chloe's manager is Rob.", "01-16", OLD),
+                ("Chloe's manager is Alina.", "06-24", NEW))),
+    ("update", (("The user lives at 14 Rosewood Avenue.", "01-28", OLD),
+                ("The user moved to a flat on Canal Street last month.", "08-05", NEW))),
+    ("update", (("The project deadline is March 15.", "01-08", OLD),
+                ("Deadline pushed back to April 2.", "02-29", NEW))),
+    ("update", (("Greta owns the payments dashboard.", "02-20", OLD),
+                ("Ownership of the payments dashboard passed from Greta to Olu.", "07-11",
+                 NEW))),
+    ("update", (("The user's preferred name is Alexander.", "01-04", OLD),
+                ("The user now goes by Alex.", "04-16", NEW))),
+    ("update", (("The team uses Trello for tasks.", "01-22", OLD),
+                ("The team tracks its work in Trello boards.", "03-06", OLD),
+                ("The team replaced Trello with Linear.", "06-18", NEW))),
+    ("update", (("Grocery budget: £400 a month.", "02-09", OLD),
+                ("The user changed the grocery budget to £450 per month.", "05-24", NEW))),
+    ("update", (("Contact the user by email.", "03-05", OLD),
+                ("The user asked to be contacted by text message from now on, not email.",
+                 "08-14", NEW))),
+    ("update", (("The Berlin office is on the 3rd floor.", "02-14", OLD),
+                ("The Berlin office moved up to the fifth floor.", "09-02", NEW))),
+    ("update", (("The repo's default branch is master.", "01-31", OLD),
+                ("Default branch renamed from master to main.", "04-08", NEW))),
+    ("update", (("I'm using Notion for all my notes.", "02-18", OLD),
+                ("I've moved my notes from Notion to Obsidian.", "07-21", NEW))),
+    # -- contradiction: two values written at the same instant -------------------------------
+    ("contradiction", (("The user's birthday is May 12.", "03-19", A),
+                       ("The user's birthday is May 21.", "03-19", B))),
+    ("contradiction", (("Melanie's son is 8 years old.", "04-09", A),
+                       ("Melanie's son is ten.", "04-09", B))),
+    ("contradiction", (("Caroline's wedding venue is in Tuscany.", "05-07", A),
+                       ("Caroline's wedding venue is in Provence.", "05-07", B))),
+    ("contradiction", (("The user's blood type is A positive.", "02-21", A),
+                       ("The user's blood type is O negative.", "02-21", B))),
+    ("contradiction", (("Hotel check-in is at 3 pm.", "06-06", A),
+                       ("Check-in at the hotel starts at 2 pm.", "06-06", B))),
+    ("contradiction", (("Oskar lives with two flatmates.", "03-27", A),
+                       ("Oskar lives alone.", "03-27", B))),
+    ("contradiction", (("The user's shoe size is 42.", "04-25", A),
+                       ("User wears size 44 shoes.", "04-25", B))),
+    # -- distinct_related: same topic, different facts or events -----------------------------
+    ("distinct_related", (("PR #412 was merged into main by Wen.", "05-14", A),
+                          ("PR #415 was merged into main by Wen.", "05-16", B))),
+    ("distinct_related", (("Meeting room 4B has a broken projector.", "06-04", A),
+                          ("Meeting room 4C has a broken projector.", "06-10", B))),
+    ("distinct_related", (("Order #A-7731 shipped with DHL.", "07-08", A),
+                          ("Order #A-7740 was shipped via DHL.", "07-09", B))),
+    ("distinct_related", (("Melanie's daughter loves painting.", "03-13", A),
+                          ("Melanie's son is obsessed with dinosaurs.", "05-01", B))),
+    ("distinct_related", (("The user's mother lives in Lisbon.", "02-04", A),
+                          ("The user's father lives in Coimbra.", "02-04", B))),
+    ("distinct_related", (("The user plays tennis on Tuesdays.", "04-03", A),
+                          ("The user plays squash on Thursdays.", "04-17", B))),
+    ("distinct_related", ((("Incident INC-2201: checkout latency spike, caused by a bad cache "
+                            "config."), "08-02", A),
+                          (("Incident INC-2207: checkout errors caused by an expired TLS "
+                           "certificate."), "08-09", B))),
+    ("distinct_related", (("The user's passport expires in 2027.", "03-22", A),
+                          ("The user's driving licence expires in 2029.", "06-27", B))),
+    ("distinct_related", (("The export button does nothing on Safari.", "07-15", A),
+                          ("The export button is greyed out for viewer accounts.", "07-16",
+                           B))),
+    ("distinct_related", (("Diego's first novel was published in 2019.", "01-26", A),
+                          ("Diego's second novel came out in 2023.", "05-30", B))),
+    ("distinct_related", (("The user thinks remote work is more productive.", "04-10", A),
+                          ("The user works from home on Mondays and Fridays.", "04-10", B))),
+    ("distinct_related", (("The user had a dentist appointment this morning.", "03-14", A),
+                          ("The user picked up new glasses this morning.", "03-14", B))),
+    # -- temporal: events on different days --------------------------------------------------
+    ("temporal", (("Melanie took her kids camping last weekend.", "06-10", A),
+                  ("Melanie went camping with the kids again last weekend.", "08-19", B))),
+    ("temporal", (("Caroline attended a support group meeting yesterday.", "05-08", A),
+                  ("Caroline went to the support group again yesterday.", "05-25", B))),
+    ("temporal", (("Paid the council tax instalment yesterday.", "04-02", A),
+                  ("The user paid this month's council tax instalment yesterday.", "05-02",
+                   B))),
+    ("temporal", (("Ahmed had a job interview at a bank this morning.", "03-05", A),
+                  ("Ahmed had a second-round interview at the bank today.", "03-19", B))),
+    ("temporal", (("On 30 June the user moved the server backups to a new disk.", "07-01",
+                   A),
+                  ("On 2 July the user moved the server backups to cloud storage.", "07-03",
+                   B))),
+    ("temporal", (("Noor worked a double shift yesterday.", "02-11", A),
+                  ("Noor worked another double shift last week.", "03-20", B))),
+    ("temporal", (("The nightly import failed this morning.", "09-03", A),
+                  ("The nightly import failed again tonight.", "09-17", B),
+                  ("FYI the nightly import failed today, third time this month.", "09-28",
+                   C))),
+    ("temporal", (("The user's flight to Cairo landed late yesterday.", "07-31", A),
+                  ("The user flew back from Cairo yesterday.", "08-01", B))),
+    # -- unrelated: a single memory ----------------------------------------------------------
+    ("unrelated", (("The user's favourite colour is green.", "02-17", F),)),
+    ("unrelated", (("Rosa is afraid of flying.", "03-30", F),)),
+    ("unrelated", (("The printer on floor 2 only takes A4 paper.", "05-10", F),)),
+    ("unrelated", (("Oskar collects vintage film cameras.", "06-08", F),)),
+    ("unrelated", (("The user thinks TypeScript is overrated.", "04-21", F),)),
+    ("unrelated", (("Holiday requests need two weeks' notice.", "07-25", F),)),
+)
+
+__all__ = ["FRESH_HAND"]
