@@ -59,10 +59,24 @@ def fact_core(text: str) -> str:
     return re.sub(r"\s{2,}", " ", out).strip(" \t,;:-–—")
 
 
+@lru_cache(maxsize=65536)
+def without_openers(text: str) -> str:
+    """``text`` without the framings and hedges that open it ("Note:", "FYI", "I believe"),
+    its remarks left in place: the subject of "Note: the standup is on Thursday" is the
+    standup, not the note."""
+    out = text
+    for _ in range(3):
+        stripped = _OPENERS.sub("", out)
+        if stripped == out:
+            break
+        out = stripped
+    return out if out.strip() else text
+
+
 def says_only_provenance(text: str) -> bool:
     """Whether ``text`` carries no word beyond where it came from ("Keep this in answers.",
     "Grace confirmed it in Slack.")."""
     return not re.search(r"[A-Za-z0-9]", fact_core(text))
 
 
-__all__ = ["fact_core", "says_only_provenance"]
+__all__ = ["fact_core", "says_only_provenance", "without_openers"]

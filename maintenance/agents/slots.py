@@ -35,6 +35,7 @@ from memmaint.maintenance.agents.conflicts import (
     value_differences,
 )
 from memmaint.maintenance.agents.coverage import stem
+from memmaint.maintenance.agents.provenance import without_openers
 
 #: Nouns a following number identifies ("invoice 1043"): the number names the subject.
 ID_NOUNS = frozenset((
@@ -217,8 +218,9 @@ def _names(token: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 14)
 def statement(text: str) -> Statement:
-    """The :class:`Statement` of one memory text."""
-    toks = _TOKEN.findall(text.replace("’", "'"))
+    """The :class:`Statement` of one memory text (read without the framing that opens a note:
+    :func:`~memmaint.maintenance.agents.provenance.without_openers`)."""
+    toks = _TOKEN.findall(without_openers(text).replace("’", "'"))
     holder = ""
     slots: set[tuple[str, str, str]] = set()
     names: set[str] = set()
