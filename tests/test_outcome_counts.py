@@ -82,7 +82,7 @@ def test_similarity_still_decides_between_proven_memories():
     # another need's proven advice is less similar than this need's: the lift is the band's,
     # the same for both, so it cannot carry the other one past
     pool = [mem("mine", 2, 0), mem("theirs", 12, 0), mem("bad", 0, 1)]
-    q, vecs = at_cosines([0.55, 0.45, 0.9])
+    q, vecs = at_cosines([0.75, 0.67, 0.9])  # both on topic: within the margin of the best
     res = retrieve("q", pool, vecs, config=CFG, now=NOW, query_vector=q)
     assert res.ids[:2] == ["mine", "theirs"]
 
@@ -106,7 +106,7 @@ def test_refusal_holds_with_a_proven_loosely_related_note():
 
 def test_the_retriever_agrees_with_the_formula():
     pool = [mem("bad", 0, 1), mem("good", 5, 0)]
-    q, vecs = at_cosines([0.9, 0.4])
+    q, vecs = at_cosines([0.9, 0.7])
     cfg = with_overrides(Config(), {"retrieve.lexical": False,  # the formula, no pairing
                                     "retrieve.replacement_cosine": 2.0})
     r = Retriever(pool, vecs, config=cfg)
@@ -115,4 +115,21 @@ def test_the_retriever_agrees_with_the_formula():
     w = evidence[0] / (evidence[0] + cfg.retrieve.outcome_counts_evidence)
     assert res["bad"].final == pytest.approx((1 - w) * 0.9 + w * expected[0])
     lift = 2 * cfg.retrieve.outcome_band * (expected[1] - rate[1])
-    assert res["good"].final == pytest.approx(0.4 + lift)
+    assert res["good"].final == pytest.approx(0.7 + lift)
+
+
+def test_a_good_record_does_not_lift_another_need_across_the_failed_memory_s_gap():
+    # the query asks the failed advice's need (0.9); an untried note of that need sits at 0.7,
+    # on topic; a proven memory of another need sits at 0.5, more than the margin below the
+    # best: its record does not carry it past the note (before: 0.5 + 0.25 > 0.7)
+    # (pairing off: the failed advice's pair, when it has one, is test_replacement's matter)
+    pool = [mem("bad", 0, 1), mem("note", 0, 0), mem("other-need", 5, 0)]
+    q, vecs = at_cosines([0.9, 0.7, 0.5])
+    cfg = RetrieveConfig(lexical=False, replacement_cosine=2.0)
+    res = retrieve("q", pool, vecs, config=cfg, now=NOW, query_vector=q)
+    other = next(r for r in res.results if r.id == "other-need")
+    assert other.outcome_bonus == 0.0 and not other.on_topic
+    assert res.ids[:2] == ["note", "other-need"]
+    # the old rule (lift wherever the floors allow) served the other need's advice first
+    old = RetrieveConfig(lexical=False, replacement_cosine=2.0, lift_on_topic_only=False)
+    assert retrieve("q", pool, vecs, config=old, now=NOW, query_vector=q).ids[0] == "other-need"

@@ -161,3 +161,24 @@ def test_the_search_service_follows_a_retired_failed_memory(tmp_path):
         res = service.search(query, "default", now=NOW)
         assert res.ids[0] == "good" and "bad" not in res.ids
         assert res[0].in_place_of is not None and res[0].in_place_of[0] == "bad"
+
+
+def test_pairs_are_solved_once_per_unchanged_namespace(monkeypatch):
+    from memmaint.maintenance.retrieve import replacement
+
+    pool, vecs, _q = need_pool()
+    replacement._CACHE.clear()
+    calls = []
+    solve = replacement._assign
+    monkeypatch.setattr(replacement, "_assign", lambda *a: calls.append(1) or solve(*a))
+    first = replacements(pool, vecs, 0.2)
+    assert replacements(pool, vecs, 0.2) == first == {0: 1} and len(calls) == 1
+    # a new record (the proven memory fails from now on), other vectors or another cosine:
+    # solved again
+    flipped = [pool[0], dataclasses.replace(pool[1], failures=9, version=2)] + pool[2:]
+    assert replacements(flipped, vecs, 0.2) == {}  # two failed memories, no proven one
+    moved = vecs.copy()
+    moved[1] = vecs[2]
+    replacements(pool, moved, 0.2)
+    replacements(pool, vecs, 0.5)
+    assert len(calls) == 3  # the flipped pool has no proven memory: nothing to solve

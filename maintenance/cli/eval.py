@@ -205,14 +205,25 @@ def scenarios_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
 @click.option("--history/--counters-only", default=True, show_default=True,
               help="dev/validation: give retrieval the serve history behind the counters "
                    "(which query served each advice) or the counters alone.")
+@click.option("--stress", is_flag=True,
+              help="dev/validation: retrieval with counters alone in harder arrangements of "
+                   "the part (one shared namespace, needs without proven advice).")
 def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
                  overrides: tuple[str, ...], json_path: str | None, data_dir: str | None,
-                 cache_path: str | None, part: str, history: bool) -> None:
+                 cache_path: str | None, part: str, history: bool, stress: bool) -> None:
     """Adversarial advice: good advice with successes against closer advice that failed;
     with --part dev|validation also off-topic proven memories and stale-only topics."""
     from memmaint.maintenance.evaluation.outcomes import run_outcome_devset, run_outcomes
 
     configs = _configs(("default", Config()), config_paths, grid, overrides)
+    if stress:
+        from memmaint.maintenance.evaluation.outcome_stress import run_outcome_stress
+
+        if part == "written":
+            raise UserError("--stress needs --part dev or validation")
+        with EvalCache(cache_path) as cache:
+            click.echo(run_outcome_stress(configs, cache, part))
+        return
     with EvalCache(cache_path) as cache:
         report: Any = (run_outcomes(configs, cache) if part == "written"
                        else run_outcome_devset(configs, cache, part, history))

@@ -349,6 +349,10 @@ class RetrieveConfig:
         "similarity + w * expected success, w = n / (n + this)"))
     replacement_cosine: float = _opt(0.2, min=-1.0, max=2.0, doc="counters alone: a failed "
                                      "memory's proven pair takes its place from this cosine; 2: off")
+    lift_on_topic_only: bool = _opt(True, doc=(
+        "counters alone: a good record lifts only memories on the query's topic by the gate's "
+        "test (within relevance_margin of the best candidate, a failed one included); across "
+        "that gap only a failed memory's pair is lifted, in its place"))
     route: bool = _opt(False, doc="score only the clusters nearest the query (last routing table)")
     route_clusters: int = _opt(2, min=1, doc="routing: nearest cluster centroids searched")
     route_margin: float = _opt(0.05, min=0.0, max=2.0, doc="routing: also search centroids "

@@ -23,6 +23,7 @@ helped for).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +35,10 @@ from memmaint.maintenance.core.records import Memory
 #: proven memories that compete for a failed one: its nearest this many (the assignment's
 #: cost grows with the cube of its size; a pair further down is too far to be the need's)
 NEAREST = 16
+#: namespaces whose pairs are kept between Retriever builds (1,000 failed x 10,000 proven
+#: memories take about 2 s to pair)
+CACHED = 64
+_CACHE: dict[tuple, tuple[tuple[int, int], ...]] = {}
 
 
 def failed(mem: Memory) -> bool:
@@ -50,9 +55,9 @@ def replacements(memories: Sequence[Memory], vectors: np.ndarray,
                  min_cosine: float) -> dict[int, int]:
     """Index of each failed memory -> index of the proven memory of its namespace paired
     with it (see the module docstring); ``vectors`` are unit rows aligned with
-    ``memories``."""
-    from scipy.optimize import linear_sum_assignment
-
+    ``memories``. The pairs of a namespace are cached (the newest ``CACHED`` namespaces),
+    keyed by its failed and proven memories and their vectors: a Retriever built again over
+    an unchanged namespace does not solve the assignment again."""
     by_ns: dict[str, tuple[list[int], list[int]]] = {}
     for i, m in enumerate(memories):
         if failed(m) or proven(m):
@@ -62,16 +67,40 @@ def replacements(memories: Sequence[Memory], vectors: np.ndarray,
     for bad, good in by_ns.values():
         if not bad or not good:
             continue
-        cos = vectors[bad] @ vectors[good].T
-        if cos.shape[1] > NEAREST:  # only each failed memory's nearest proven ones compete
-            near = np.argpartition(-cos, NEAREST - 1, axis=1)[:, :NEAREST]
-            keep = np.unique(near)
-            cos, good = cos[:, keep], [good[int(k)] for k in keep]
-        rows, cols = linear_sum_assignment(-cos)
-        for r, c in zip(rows, cols):
-            if cos[r, c] >= min_cosine:
-                out[bad[int(r)]] = good[int(c)]
+        key = _key(memories, vectors, bad, good, min_cosine)
+        found = _CACHE.pop(key, None)
+        if found is None:
+            found = _assign(vectors[bad] @ vectors[good].T, min_cosine)
+        _CACHE[key] = found  # newest last
+        while len(_CACHE) > CACHED:
+            _CACHE.pop(next(iter(_CACHE)))
+        out.update((bad[r], good[c]) for r, c in found)
     return out
+
+
+def _assign(cos: np.ndarray, min_cosine: float) -> tuple[tuple[int, int], ...]:
+    """``(failed row, proven column)`` of the pairs of one namespace's cosine matrix."""
+    from scipy.optimize import linear_sum_assignment
+
+    cols = np.arange(cos.shape[1])
+    if cos.shape[1] > NEAREST:  # only each failed memory's nearest proven ones compete
+        near = np.argpartition(-cos, NEAREST - 1, axis=1)[:, :NEAREST]
+        cols = np.unique(near)
+        cos = cos[:, cols]
+    rows, picked = linear_sum_assignment(-cos)
+    return tuple((int(r), int(cols[c])) for r, c in zip(rows, picked)
+                 if cos[r, c] >= min_cosine)
+
+
+def _key(memories: Sequence[Memory], vectors: np.ndarray, bad: list[int], good: list[int],
+         min_cosine: float) -> tuple:
+    """What a namespace's pairs depend on: which memories failed and which are proven (ids
+    and versions, in order), their vectors and the cosine floor."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(np.ascontiguousarray(vectors[bad + good], dtype=np.float64).tobytes())
+    return (float(min_cosine), digest.hexdigest(),
+            tuple((memories[i].id, memories[i].version) for i in bad),
+            tuple((memories[i].id, memories[i].version) for i in good))
 
 
 class Pairs:

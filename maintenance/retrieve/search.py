@@ -21,10 +21,10 @@ step's number, so a log line explains why a memory was served:
    ``w = n / (n + outcome_counts_evidence)`` (0.1: one failure weighs 0.91), so the evidence,
    not the wording of the query, decides how far it sinks (one failure at 0.90 scores about
    0.4). A memory expected to help more often is lifted by ``2 * outcome_band * (m - r)``
-   (five successes in five against ``r = 0.5``: +0.25), and only when it is on topic: at
-   least ``similarity_floor`` and ``relevance_z`` robust deviations above the pool's median
-   cosine (median absolute deviation, which the failed memory worded like the query does not
-   inflate). The lift is the same for every proven memory of like record, so among proven
+   (five successes in five against ``r = 0.5``: +0.25), only when it is on topic: at least
+   ``similarity_floor``, ``relevance_z`` robust deviations above the pool's median cosine,
+   and (``lift_on_topic_only``) the gate's test: within ``relevance_margin`` of the best,
+   a failed memory included; across that gap only the failed one's pair is lifted. The lift is the same for every proven memory of like record, so among proven
    memories similarity still decides, and a good record does not carry an off-topic memory
    past an on-topic one (issue #37: a lift that grew with the counters' evidence served
    proven advice of other needs first, since counters do not say for what a memory helped).
@@ -499,8 +499,8 @@ class Retriever:
             if expected < rate:  # helps less often than its namespace: pulled toward m
                 w = evidence / (evidence + cfg.outcome_counts_evidence)
                 bonus = min(bonus, w * (expected - sim - lex))
-            elif not (relevant and liftable):  # never lifts a memory below the floors
-                bonus = 0.0
+            elif not (relevant and liftable and (topical or not cfg.lift_on_topic_only)):
+                bonus = 0.0  # below the floors, or off the query's topic (the gate's test)
         score = sim + lex + bonus
         if cfg.gate and v == STALE_WARN:
             score *= f / FRESH_AT
