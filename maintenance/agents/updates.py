@@ -263,6 +263,30 @@ def _neighbour_pairs(unit: np.ndarray, rows: np.ndarray, *,
     return out
 
 
+#: Namespaces up to this many memories get their neighbours exactly (:func:`_neighbour_pairs`,
+#: a full matrix product: about 1.5 s at 20,000 on 2 cores); larger ones from the cells of
+#: :func:`~memmaint.maintenance.agents.neighbours.approximate_pairs` (sub-quadratic).
+EXACT_MAX = 20_000
+
+
+def _unit_rows(vectors: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows' norms (float64, floored at 1e-12) and their unit vectors in float32, in
+    blocks (no float64 copy of a large namespace)."""
+    norms = np.empty(len(rows), dtype=np.float64)
+    unit = np.empty((len(rows), vectors.shape[1]), dtype=np.float32)
+    for start in range(0, len(rows), 8192):
+        block = np.asarray(vectors[rows[start:start + 8192]], dtype=np.float64)
+        norm = np.maximum(np.linalg.norm(block, axis=1, keepdims=True), 1e-12)
+        norms[start:start + len(block)] = norm[:, 0]
+        unit[start:start + len(block)] = (block / norm).astype(np.float32)
+    return norms, unit
+
+
+def _pair_keys(pairs: Iterable[tuple[int, int]], n: int) -> np.ndarray:
+    keys = np.fromiter((a * n + b for a, b in pairs), dtype=np.int64)
+    return np.unique(keys)
+
+
 def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.ndarray,
                   cfg: AgentsConfig, partitions: Iterable[np.ndarray]) -> np.ndarray:
     """Labels with memories that :func:`~memmaint.maintenance.agents.slots.relation` calls a
@@ -271,14 +295,19 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
 
     Candidates share a name slot and holder, or a name that one of them says was switched
     from; nearest neighbours that state the same fact (restatements) are also grouped, but
-    only with ``regroup_noise`` on (the user's switch for grouping what clustering left apart); a noise memory joins its partner's cluster (two noise memories form a new one), two
+    only with ``regroup_noise`` on (the user's switch for grouping what clustering left apart);
+    a noise memory joins its partner's cluster (two noise memories form a new one), two
     clusters whose sizes add up to at most ``regroup_max_size`` become one, otherwise the older
     memory alone moves to the newer one's cluster. A pool without such pairs is unchanged.
+    Each memory's :data:`NEIGHBOURS` nearest are exact up to :data:`EXACT_MAX` memories in
+    the namespace and approximate above (:mod:`~memmaint.maintenance.agents.neighbours`); the
+    rest is linear in the namespace (pairs are read in row order, clusters kept as sets).
     """
+    from memmaint.maintenance.agents.neighbours import approximate_pairs
     from memmaint.maintenance.agents.samefact import states_same_fact
 
     out = np.asarray(labels, dtype=np.int64).copy()
-    vecs = np.asarray(vectors, dtype=np.float64)
+    width = len(memories)
     for rows in partitions:
         rows = np.asarray(rows, dtype=np.int64)
         if len(rows) < 2:
@@ -304,41 +333,55 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
                                                  or key[1] in stmts[b].switched_from):
                         continue
                     pairs.add((a, b) if a < b else (b, a))
-        unit = vecs[rows] / np.maximum(np.linalg.norm(vecs[rows], axis=1, keepdims=True),
-                                       1e-12)
+        norms, unit = _unit_rows(vectors, rows)
         pos = {int(r): k for k, r in enumerate(rows.tolist())}
-        same_pairs = _neighbour_pairs(unit.astype(np.float32), rows)
-        pairs.update(same_pairs)
-        next_label = int(out[rows].max(initial=-1)) + 1
-        for a, b in sorted(pairs):
+        if len(rows) <= EXACT_MAX:
+            same_keys = _pair_keys(_neighbour_pairs(unit, rows), width)
+        else:
+            found_pairs = approximate_pairs(unit, rows, NEIGHBOURS, UPDATE_VERB_COSINE)
+            same_keys = found_pairs[:, 0] * width + found_pairs[:, 1]  # sorted, unique
+        del unit
+        keys = np.union1d(_pair_keys(pairs, width), same_keys)  # row order, as sorted pairs
+        is_same = np.isin(keys, same_keys, assume_unique=True)
+        clusters: dict[int, set[int]] = {}
+        for r, lab in zip(rows.tolist(), out[rows].tolist()):
+            if lab >= 0:
+                clusters.setdefault(lab, set()).add(r)
+        next_label = max(clusters, default=-1) + 1
+        for key, near in zip(keys.tolist(), is_same.tolist()):
+            a, b = divmod(key, width)
             if out[a] >= 0 and out[a] == out[b]:
                 continue
-            cos = float(unit[pos[a]] @ unit[pos[b]])
+            cos = float((np.asarray(vectors[a], dtype=np.float64) / norms[pos[a]])
+                        @ (np.asarray(vectors[b], dtype=np.float64) / norms[pos[b]]))
             found = change_between(st_of[a], st_of[b], cos, cfg)
             if found is not None and found.kind == "distinct":
                 continue
             # a restatement joins only where the user lets noise be regrouped; an update always
             if (found is None or found.kind != "change") and not (
-                    cfg.regroup_noise and (a, b) in same_pairs
+                    cfg.regroup_noise and near
                     and states_same_fact(memories[a].text, memories[b].text, cos)):
                 continue
             old, new = (a, b) if memories[a].created_at <= memories[b].created_at else (b, a)
-            if out[old] < 0 and out[new] < 0:
+            lo, ln = int(out[old]), int(out[new])
+            if lo < 0 and ln < 0:
                 out[old] = out[new] = next_label
+                clusters[next_label] = {old, new}
                 next_label += 1
-            elif out[old] < 0:
-                out[old] = out[new]
-            elif out[new] < 0:
-                out[new] = out[old]
+            elif lo < 0:
+                out[old] = ln
+                clusters[ln].add(old)
+            elif ln < 0:
+                out[new] = lo
+                clusters[lo].add(new)
+            elif len(clusters[lo]) + len(clusters[ln]) <= cfg.regroup_max_size:
+                moved = clusters.pop(lo)
+                out[np.fromiter(moved, dtype=np.int64, count=len(moved))] = ln
+                clusters[ln] |= moved
             else:
-                in_rows = out[rows]
-                size = int(np.count_nonzero(in_rows == out[old])
-                           + np.count_nonzero(in_rows == out[new]))
-                if size <= cfg.regroup_max_size:
-                    source = out[old]
-                    out[rows[in_rows == source]] = out[new]
-                else:
-                    out[old] = out[new]
+                out[old] = ln
+                clusters[lo].discard(old)
+                clusters[ln].add(old)
     return out
 
 

@@ -1,0 +1,140 @@
+"""Approximate nearest neighbours for the update grouping of large namespaces.
+
+:func:`~memmaint.maintenance.agents.updates.group_updates` reads each memory's few nearest
+others of its namespace. Exactly that is a full matrix product, quadratic in the namespace
+(about 1.5 s at 20,000 memories on 2 cores, hours at a million), so above
+:data:`~memmaint.maintenance.agents.updates.EXACT_MAX` memories the neighbours come from an
+inverted-file search instead:
+
+1. **cells**: a spherical k-means (a few Lloyd steps on a seeded sample, every centroid of
+   unit length) cuts the namespace into cells of about ``max(CELL, sqrt(n))`` memories;
+2. **spill**: every memory is listed in its :data:`PROBES` nearest cells, so that two near
+   memories on either side of a border still share a cell;
+3. **search**: inside each cell, each member's ``k`` nearest other members at cosine >=
+   the floor (one small matrix product per cell; a cell over :data:`MAX_CELL` times the aim
+   is cut again, without spill); each memory keeps the ``k`` best over its cells.
+
+The cost is about ``n x PROBES**2 x max(CELL, sqrt(n))`` cosines (``n**1.5``) instead of
+``n x n``. It is approximate: a
+neighbour whose cell is neither of a memory's two nearest ones is missed
+(``benchmarks/group_updates.py --recall`` measures the share of the exact pairs found). The
+result is deterministic (a fixed seed).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Memories per cell the k-means aims at, at least (``sqrt(n)`` above 512**2 memories, so
+#: that both the cells' assignment and their searches grow as ``n**1.5``); each cell holds
+#: about :data:`PROBES` times that with the spill.
+CELL = 512
+#: Cells each memory is listed in (its nearest ones).
+PROBES = 3
+#: A cell larger than this many times the aim is cut again (a k-means of its own, no spill).
+MAX_CELL = 4
+#: Lloyd steps of the k-means, on :data:`SAMPLE_PER_CELL` memories per cell.
+STEPS = 6
+SAMPLE_PER_CELL = 20
+#: Rows of one matrix-product block (float32): bounds the memory of a step.
+BLOCK = 4096
+
+
+def _nearest_centres(unit: np.ndarray, centres: np.ndarray, p: int) -> np.ndarray:
+    """Each row's ``p`` nearest centres, nearest first (``(n, min(p, len(centres)))``)."""
+    p = min(p, len(centres))
+    out = np.empty((len(unit), p), dtype=np.int64)
+    for start in range(0, len(unit), BLOCK):
+        sims = unit[start:start + BLOCK] @ centres.T
+        if p == 1:
+            out[start:start + len(sims), 0] = np.argmax(sims, axis=1)
+            continue
+        top = np.argpartition(-sims, p - 1, axis=1)[:, :p]
+        order = np.argsort(-np.take_along_axis(sims, top, axis=1), axis=1, kind="stable")
+        out[start:start + len(sims)] = np.take_along_axis(top, order, axis=1)
+    return out
+
+
+def _kmeans(unit: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """``k`` unit centroids of a spherical k-means on a sample of ``unit``."""
+    n = len(unit)
+    sample = unit[np.sort(rng.choice(n, size=min(n, k * SAMPLE_PER_CELL), replace=False))]
+    centres = sample[rng.choice(len(sample), size=k, replace=False)].copy()
+    for _ in range(STEPS):
+        near = _nearest_centres(sample, centres, 1)[:, 0]
+        sums = np.zeros_like(centres)
+        np.add.at(sums, near, sample)
+        norms = np.linalg.norm(sums, axis=1)
+        full = norms > 0  # an empty cell keeps its centre
+        centres[full] = sums[full] / norms[full, None]
+    return centres
+
+
+def _cells(unit: np.ndarray, idx: np.ndarray, rng: np.random.Generator, aim: int,
+           spill: bool, depth: int = 0) -> list[np.ndarray]:
+    """Positions (into ``unit``) grouped into cells of at most about ``MAX_CELL * aim``."""
+    if len(idx) <= MAX_CELL * aim:
+        return [idx]
+    k = min(math.ceil(len(idx) / aim), len(idx))
+    sub = unit[idx]
+    near = _nearest_centres(sub, _kmeans(sub, k, rng), PROBES if spill else 1)
+    cell = near.T.reshape(-1)
+    member = np.tile(idx, near.shape[1])
+    order = np.argsort(cell, kind="stable")
+    bounds = np.flatnonzero(np.diff(cell[order])) + 1
+    out: list[np.ndarray] = []
+    for part in np.split(member[order], bounds):
+        if len(part) > MAX_CELL * aim and (len(part) < len(idx) or spill) and depth < 8:
+            out.extend(_cells(unit, part, rng, aim, False, depth + 1))
+        elif len(part) > MAX_CELL * aim:  # the k-means could not cut it (identical vectors)
+            out.extend(np.array_split(part, math.ceil(len(part) / aim)))
+        else:
+            out.append(part)
+    return out
+
+
+def approximate_pairs(unit: np.ndarray, rows: np.ndarray, k: int, floor: float,
+                      *, seed: int = 0) -> np.ndarray:
+    """Row pairs ``(a, b)``, ``a < b``, sorted and unique, as an ``(m, 2)`` array: each
+    memory with (about) its ``k`` nearest others at cosine >= ``floor``, found in cells (the
+    module docstring). ``unit``: float32 unit vectors, position ``i`` being row ``rows[i]``."""
+    n = len(unit)
+    rng = np.random.default_rng(seed)
+    src: list[np.ndarray] = []
+    dst: list[np.ndarray] = []
+    sim: list[np.ndarray] = []
+    for members in _cells(unit, np.arange(n), rng, max(CELL, math.isqrt(n)), spill=True):
+        m = len(members)
+        if m < 2:
+            continue
+        kk = min(k, m - 1)
+        vecs = unit[members]
+        for start in range(0, m, BLOCK):
+            block = vecs[start:start + BLOCK] @ vecs.T
+            local = np.arange(len(block))
+            block[local, start + local] = -np.inf
+            top = np.argpartition(-block, kk - 1, axis=1)[:, :kk]
+            s = np.take_along_axis(block, top, axis=1)
+            keep = s >= floor
+            src.append(np.repeat(members[start + local], kk)[keep.reshape(-1)])
+            dst.append(members[top][keep])
+            sim.append(s[keep])
+    if not src:
+        return np.zeros((0, 2), dtype=np.int64)
+    a, b, s = np.concatenate(src), np.concatenate(dst), np.concatenate(sim)
+    key = a * n + b  # one candidate per (memory, other): a pair found in both cells
+    key, first = np.unique(key, return_index=True)
+    a, b, s = a[first], b[first], s[first]
+    order = np.lexsort((-s, a))  # each memory's candidates, nearest first
+    a, b = a[order], b[order]
+    starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+    rank = np.arange(len(a)) - np.repeat(starts, np.diff(np.r_[starts, len(a)]))
+    a, b = a[rank < k], b[rank < k]
+    ra, rb = rows[a], rows[b]
+    pairs = np.stack([np.minimum(ra, rb), np.maximum(ra, rb)], axis=1)
+    return np.unique(pairs, axis=0)
+
+
+__all__ = ["CELL", "approximate_pairs"]
