@@ -236,6 +236,11 @@ def reduction_key(cfg: ReductionConfig) -> tuple[Any, ...]:
 
 # -- evaluation --------------------------------------------------------------------------
 
+#: The slice of the declared pipeline (``job.pipeline.PIPELINE``) a trial runs: its pools
+#: come embedded, and the plan is not scored.
+TUNED_FROM = "reduce and cluster"
+TUNED_THROUGH = "reduce and cluster"
+
 @dataclass
 class Evaluator:
     """Reduce and cluster every pool under a config and score it (caches shared by trials).
@@ -340,22 +345,36 @@ class Evaluator:
                          oneoffs=int(_one_offs(pool.labels).sum()))
 
     def labels(self, pool: LabelledPool, config: Config) -> np.ndarray:
-        """The labels the job's reduce-and-cluster stage
-        (:func:`memmaint.clustering.stage.cluster_pool`) gives ``pool`` under ``config``,
-        through this evaluator's caches: reduced coordinates per reducer setting, GenKT
-        histories re-cut at each R (strategies that change speed, not labels; a sharded pool
-        goes through the stage itself, as in a run)."""
-        from memmaint.clustering.pipeline import make_clusterer
-        from memmaint.clustering.stage import cluster_pool, should_shard
+        """The labels the job's reduce-and-cluster stage gives ``pool`` under ``config``: the
+        declared stages from :data:`TUNED_FROM` through :data:`TUNED_THROUGH`
+        (:mod:`memmaint.maintenance.job.pipeline`; the pool comes embedded), with this
+        evaluator's caches in place of the per-namespace clustering of an unsharded pool
+        (reduced coordinates per reducer setting, GenKT histories re-cut at each R:
+        strategies that change speed, not labels). A sharded pool is sharded by the stage
+        itself, as in a run."""
+        from memmaint.maintenance.job.outcome import Pool
+        from memmaint.maintenance.job.pipeline import run_stages
+        from memmaint.maintenance.job.state import RunState
 
-        if should_shard(config.sharding, pool.size):
-            return np.asarray(cluster_pool(pool.embeddings, pool.weights, config.reduction,
-                                           config.clustering, config.sharding).labels)
+        whole = Pool([], {pool.name: np.arange(pool.size)}, vectors=np.asarray(pool.embeddings),
+                     weights=np.asarray(pool.weights))
+        state = RunState(config, whole=whole,
+                         cluster_one=lambda _v, _w, cfg: self.cluster_result(pool, cfg))
+        run_stages(state, start=TUNED_FROM, through=TUNED_THROUGH)
+        assert state.clustered is not None
+        return state.clustered.labels
+
+    def cluster_result(self, pool: LabelledPool, config: Config) -> Any:
+        """``pool`` reduced and clustered under ``config`` through the caches, as the
+        :class:`~memmaint.clustering.pipeline.ClusteringResult` the stage expects."""
+        from memmaint.clustering.pipeline import ClusteringResult, make_clusterer
+
         if getattr(make_clusterer(config.clustering), "embedding_space", False):
             reduced = np.asarray(pool.embeddings, dtype=np.float64)  # no reducer runs
         else:
             reduced = self.reduce(pool, config.reduction)
-        return self.cluster(pool, reduced, config.reduction, config.clustering)
+        labels = self.cluster(pool, reduced, config.reduction, config.clustering)
+        return ClusteringResult(labels=np.asarray(labels), reduced=reduced)
 
     def evaluate_pool(self, pool: LabelledPool, config: Config) -> PoolScore:
         labels = self.labels(pool, config)

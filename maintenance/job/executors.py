@@ -320,6 +320,8 @@ def batch_tasks(sizes: Sequence[int], n_batches: int) -> list[list[int]]:
 def cluster_namespaces(executor: Executor, vectors: np.ndarray,
                        by_namespace: Mapping[str, np.ndarray], weights: np.ndarray,
                        config: Config, on_done: Callable[[str, int], None] | None = None,
+                       cluster_one: Callable[[np.ndarray, np.ndarray, Config],
+                                             ClusteringResult] | None = None,
                        ) -> dict[str, ClusteringResult]:
     """The reduce-and-cluster stage over every namespace on its own (clusters never cross
     namespaces): namespace -> :class:`~memmaint.clustering.pipeline.ClusteringResult`.
@@ -329,7 +331,9 @@ def cluster_namespaces(executor: Executor, vectors: np.ndarray,
     :func:`~memmaint.clustering.stage.cluster_pool`, its shards running as tasks. On an
     executor with one worker (the local one) namespaces run one at a time and
     ``on_done(namespace, rows)`` is called after each, for progress; elsewhere after all of
-    them.
+    them. ``cluster_one(vectors, weights, config)``, when given, clusters each namespace that
+    is not sharded, here, in place of ``cluster_pool`` (a faster path to the same labels: the
+    tuner's caches); the sharding decision stays this function's.
     """
     if not by_namespace:  # an incremental night: nothing to import (the clustering stack)
         return {}
@@ -341,6 +345,10 @@ def cluster_namespaces(executor: Executor, vectors: np.ndarray,
         if should_shard(config.sharding, len(idx)):
             out[ns] = cluster_pool(vectors[idx], weights[idx], config.reduction,
                                    config.clustering, config.sharding, executor=executor)
+            if on_done is not None:
+                on_done(ns, len(idx))
+        elif cluster_one is not None:
+            out[ns] = cluster_one(vectors[idx], weights[idx], config)
             if on_done is not None:
                 on_done(ns, len(idx))
         else:

@@ -39,6 +39,9 @@ class Pool:
     embedding: dict[str, Any] = field(default_factory=dict)
     #: the serve history's siblings of failed memories (``job.served.serve_siblings``)
     siblings: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    #: importance weights per row, for a pool given without memories (the tuner's);
+    #: ``None``: the memories' importance
+    weights: np.ndarray | None = None
 
 
 
