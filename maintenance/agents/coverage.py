@@ -420,5 +420,65 @@ def _join(a: str, b: str, sep: str) -> str:
     return f"{a}{sep}{b}"
 
 
-__all__ = ["Coverage", "Unit", "compose", "cover_text", "coverage", "covers", "relative_times",
-           "same_anchor", "sentences", "stem", "units"]
+def fuzzy_in(word: str, pool: set[str]) -> bool:
+    """``word`` is in ``pool``, shares a five-letter prefix with a word of it ("allergic" /
+    "allergy", "employed" / "employer"), or one is the start of the other ("time" /
+    "timezone")."""
+    return word in pool or (len(word) >= 3 and any(
+        len(p) >= 3 and (p[:5] == word[:5] and not compound(p, word)
+                         if min(len(p), len(word)) >= 5
+                         else p.startswith(word) or word.startswith(p)) for p in pool))
+
+
+#: Endings that make another form of one word ("deploy" / "deployment"), not another word.
+FORM_SUFFIXES = ("ment", "ation", "ition", "ing", "ings", "ness", "ity", "able", "ible", "er",
+             "ers", "or", "ors", "al", "ally", "ly", "ive", "ise", "ize", "ed", "es", "s")
+
+
+def compound(a: str, b: str) -> bool:
+    """Whether the longer word is the shorter one, whole, with another word after it
+    ("screen" / "screenplay"): another thing, not another form of one word."""
+    short, long_ = sorted((a, b), key=len)
+    rest = long_[len(short):]
+    return (len(short) >= 5 and long_.startswith(short) and len(rest) >= 4
+            and not any(rest.startswith(x) for x in FORM_SUFFIXES))
+
+
+_LEAD_WORD = re.compile(r"^\W*([A-Z][a-z]+)(?:'s)?\b")
+NOT_NAMES = frozenset(("The", "A", "An", "This", "That", "These", "Those", "Our", "My", "Your",
+                        "His", "Her", "Their", "Its", "We", "They", "He", "She", "It", "I",
+                        "Every", "Each", "All", "Some", "Avoid", "Schedule", "Please", "On",
+                        "In", "At", "After", "Before", "When", "If", "Since", "Per"))
+
+
+def lead_name_differs(a: str, b: str) -> bool:
+    """Whether the two open with different names, neither mentioned by the other (their
+    subjects); a capital that only starts the sentence ("Sessions of the choir") is not a
+    name, so both must open with one."""
+    fa, fb = _LEAD_WORD.match(a), _LEAD_WORD.match(b)
+    if not fa or not fb or fa.group(1) in NOT_NAMES or fb.group(1) in NOT_NAMES:
+        return False
+    if fa.group(1) == fb.group(1):
+        return False
+    # the other's subject may be named as the agent of a passive ("... is supported by Gina")
+    return not re.search(rf"\bby {fa.group(1)}\b", b) and not re.search(
+        rf"\bby {fb.group(1)}\b", a)
+
+
+__all__ = [
+    "NOT_NAMES",
+    "Coverage",
+    "Unit",
+    "compose",
+    "compound",
+    "cover_text",
+    "coverage",
+    "covers",
+    "fuzzy_in",
+    "lead_name_differs",
+    "relative_times",
+    "same_anchor",
+    "sentences",
+    "stem",
+    "units",
+]

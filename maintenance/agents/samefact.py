@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from memmaint.maintenance.agents.coverage import Unit, sentences, stem, units
+from memmaint.maintenance.agents.coverage import fuzzy_in as _fuzzy_in
+from memmaint.maintenance.agents.coverage import lead_name_differs as _lead_name_differs
 
 if TYPE_CHECKING:
     from memmaint.maintenance.agents.slots import Statement
@@ -65,30 +67,6 @@ def _content(us: Sequence[Unit]) -> list[str]:
 def _negated(us: Sequence[Unit]) -> bool:
     """Whether the clause is negated (its negation's word does not matter)."""
     return any(u.kind == "negation" for u in us)
-
-
-def _fuzzy_in(word: str, pool: set[str]) -> bool:
-    """``word`` is in ``pool``, shares a five-letter prefix with a word of it ("allergic" /
-    "allergy", "employed" / "employer"), or one is the start of the other ("time" /
-    "timezone")."""
-    return word in pool or (len(word) >= 3 and any(
-        len(p) >= 3 and (p[:5] == word[:5] and not _compound(p, word)
-                         if min(len(p), len(word)) >= 5
-                         else p.startswith(word) or word.startswith(p)) for p in pool))
-
-
-#: Endings that make another form of one word ("deploy" / "deployment"), not another word.
-_SUFFIXES = ("ment", "ation", "ition", "ing", "ings", "ness", "ity", "able", "ible", "er",
-             "ers", "or", "ors", "al", "ally", "ly", "ive", "ise", "ize", "ed", "es", "s")
-
-
-def _compound(a: str, b: str) -> bool:
-    """Whether the longer word is the shorter one, whole, with another word after it
-    ("screen" / "screenplay"): another thing, not another form of one word."""
-    short, long_ = sorted((a, b), key=len)
-    rest = long_[len(short):]
-    return (len(short) >= 5 and long_.startswith(short) and len(rest) >= 4
-            and not any(rest.startswith(x) for x in _SUFFIXES))
 
 
 def _names_as_words(us: Sequence[Unit]) -> set[str]:
@@ -186,13 +164,6 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
             "qualifiers; nothing substituted)")
 
 
-_LEAD = re.compile(r"^\W*([A-Z][a-z]+)(?:'s)?\b")
-_NOT_NAMES = frozenset(("The", "A", "An", "This", "That", "These", "Those", "Our", "My", "Your",
-                        "His", "Her", "Their", "Its", "We", "They", "He", "She", "It", "I",
-                        "Every", "Each", "All", "Some", "Avoid", "Schedule", "Please", "On",
-                        "In", "At", "After", "Before", "When", "If", "Since", "Per"))
-
-
 #: A report of what someone said or did ("mentions", "shares", "comments on").
 _REPORT = (r"mentions?|mentioned|shares?|shared|comments?|commented|expresses|expressed|shows?|"
            r"showed|recommends?|recommended|says|said|tells|told|talks?|talked")
@@ -241,20 +212,6 @@ def _observation(text: str) -> bool:
 
     st = statement(text)
     return st.past or is_activity(st) or is_opinion(st) or is_long(st)
-
-
-def _lead_name_differs(a: str, b: str) -> bool:
-    """Whether the two open with different names, neither mentioned by the other (their
-    subjects); a capital that only starts the sentence ("Sessions of the choir") is not a
-    name, so both must open with one."""
-    fa, fb = _LEAD.match(a), _LEAD.match(b)
-    if not fa or not fb or fa.group(1) in _NOT_NAMES or fb.group(1) in _NOT_NAMES:
-        return False
-    if fa.group(1) == fb.group(1):
-        return False
-    # the other's subject may be named as the agent of a passive ("... is supported by Gina")
-    return not re.search(rf"\bby {fa.group(1)}\b", b) and not re.search(
-        rf"\bby {fb.group(1)}\b", a)
 
 
 def _may_lose(n: int) -> int:

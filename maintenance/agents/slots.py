@@ -36,6 +36,7 @@ from memmaint.maintenance.agents.conflicts import (
 )
 from memmaint.maintenance.agents.coverage import stem
 from memmaint.maintenance.agents.provenance import without_openers
+from memmaint.maintenance.agents.transitions import transition
 
 #: Nouns a following number identifies ("invoice 1043"): the number names the subject.
 ID_NOUNS = frozenset((
@@ -367,10 +368,12 @@ def _third_person(tok: str, index: int, first: str) -> bool:
 @dataclass(frozen=True)
 class Relation:
     """What a pair is: ``kind`` ``"distinct"`` (kept apart) or ``"change"`` (same subject,
-    different values), and a ``detail`` a person can read."""
+    different values), and a ``detail`` a person can read; ``explicit`` when one of the two
+    spells the change out (:mod:`~memmaint.maintenance.agents.transitions`)."""
 
     kind: str
     detail: str
+    explicit: bool = False
 
 
 def differing_ids(a: Statement, b: Statement) -> str | None:
@@ -436,6 +439,12 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
         return Relation("distinct", "their subjects name different things ("
                         f"{', '.join(sorted(a.subject_names))} vs "
                         f"{', '.join(sorted(b.subject_names))})")
+    spelt = transition(a.text, b.text, cosine, old_holder=a.holder, new_holder=b.holder,
+                       same_holder=same_holder) or \
+        transition(b.text, a.text, cosine, old_holder=b.holder, new_holder=a.holder,
+                   same_holder=same_holder)
+    if spelt:
+        return Relation("change", spelt, explicit=True)
     slots = slot_changes(a, b)
     if slots:
         return Relation("change", "; ".join(slots))

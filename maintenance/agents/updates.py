@@ -84,7 +84,7 @@ def change_between(a: Statement, b: Statement, cosine: float,
         found = Relation("change", why) if why else None
     if found is None or found.kind != "change":
         return found
-    polarity = "negated" in found.detail or "opposite" in found.detail
+    polarity = "negated" in found.detail or "opposite" in found.detail or found.explicit
     if a.past and b.past and not (_changes(a) or _changes(b) or polarity):
         # "Caroline attended an LGBTQ support group" / "Caroline shared her story at the
         # LGBTQ+ youth center": two reports of what happened are two events, not one value

@@ -1,0 +1,247 @@
+"""Updates a memory spells out: what it says was left behind, and what another memory still says.
+
+People rarely restate a new value in the old memory's words. They write the change: "The
+all-hands changed from the first Thursday to the last Friday", "Default branch renamed from
+master to main", "cancelled PureGym and joined Anytime Fitness instead", "contact me by text
+from now on, not email", "Deadline pushed back to April 2", "decided not to renovate the
+kitchen after all". Such a sentence names the value it retires (or the kind of value it
+moves), so it updates an older memory that still states that value, whatever their cosine
+(updates sit at 0.5-0.8 to what they replace).
+
+:func:`transition` reads one memory's change and asks whether the other memory states what
+the change left behind:
+
+- **from X to Y** (changed, moved, switched, renamed, passed, migrated, shifted ... "from X
+  to Y"; "replaced X with Y"; "left X and joined Y"; "cancelled X and joined Y"; "Y instead of
+  X"; "..., not X"): the other memory states X (each of its content words) and not Y;
+- **moved to Y** (pushed back, postponed, rescheduled, moved up, raised, cut ... "to Y"): Y
+  carries a value (a date, a time, a weekday, a number or an ordinal, a price) and the other
+  memory states a different value of that kind; or the verb is a move and the other memory
+  says where its holder lives or is based;
+- **a decision reversed**: one memory plans or decided to do something ("plans to renovate
+  the kitchen"), the other decided not to, or no longer plans to (or the reverse), with the
+  same verb and object.
+
+Both must be about one subject: the same holder when both name one (so "Tom moved from
+Berlin" does not retire "Tom's sister lives in Berlin"), and a content word in common beside
+the values, or a cosine of at least :data:`TOPIC_COSINE`. The rule agents order the pair by
+the memories' own time, as every update.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+
+from memmaint.maintenance.agents.conflicts import extract
+from memmaint.maintenance.agents.coverage import NOT_NAMES, fuzzy_in, stem, units
+
+SameHolder = Callable[[str, str], bool]
+
+#: The most words a left-behind value may have ("the first Thursday of the month").
+MAX_SPAN_WORDS = 6
+
+#: Cosine from which two memories with no content word in common beside the values are
+#: taken to be about one subject (a change names its subject as its holder would not:
+#: "cancelled PureGym" / "gym membership is with PureGym" at 0.69).
+TOPIC_COSINE = 0.55
+
+#: Verbs that say a value changed (the forms a note uses: "moved", "has been renamed").
+_CHANGE_VERB = (r"(?:switch(?:ed|es|ing)?|mov(?:ed|es|ing)|chang(?:ed|es|ing)|"
+                r"migrat(?:ed|es|ing)|relocat(?:ed|es|ing)|transferr?(?:ed|ing)|"
+                r"renam(?:ed|es|ing)|pass(?:ed|es)|shift(?:ed|s)?|convert(?:ed|s)?|"
+                r"reassign(?:ed|s)?|handed|upgrad(?:ed|es|ing)|downgrad(?:ed|es|ing)|"
+                r"turned|flipped|updated|push(?:ed|es)|bump(?:ed|s)|"
+                r"reschedul(?:ed|es|ing)|postpon(?:ed|es|ing)|delay(?:ed|s))")
+_PARTICLE = r"(?:\s+(?:up|down|back|over|forward|ahead|out))?"
+_SPAN = r"((?:[^.,;!?]|(?<=\d)[.,](?=\d))+?)"  # a number's point or comma stays inside
+_END = r"(?=\s*(?:[;:!?(]|[.,](?!\d)|$|\s[-–—]\s|\s(?:and|but|because|after|since|as|from|instead)\b))"
+
+#: "changed X from A to B", "went from A to B": at most three words between the verb and
+#: "from", none opening another phrase ("went camping with friends from church to ...").
+_FROM_TO = re.compile(rf"(?:\b{_CHANGE_VERB}{_PARTICLE}(?:\s+(?!(?:with|for|at|in|on|by|and)\b)"
+                      rf"[\w'-]+){{0,3}}?|\bwent)\s+from\s+{_SPAN}\s+(?:to|into|over to)\s+"
+                      rf"(?!(?:be|do|get|go|have|help|keep|make|see|take|try)\b){_SPAN}{_END}",
+                      re.IGNORECASE)
+_REPLACED = re.compile(rf"\b(?:replac|swapp?|trad|exchang|substitut)\w*\s+{_SPAN}\s+"
+                       rf"(?:with|for|by)\s+{_SPAN}{_END}", re.IGNORECASE)
+_LEFT_FOR = re.compile(rf"\b(?:left|quit|cancell?ed|dropped|ditched|stopped using|gave up)\s+"
+                       rf"{_SPAN}\s+(?:and\s+(?:\w+\s+){{0,2}}?(?:joined|switched to|moved to|"
+                       rf"signed up (?:for|with)|started(?: using)?|took up|picked up|got|"
+                       rf"went with|chose)|for)\s+{_SPAN}{_END}", re.IGNORECASE)
+_INSTEAD_OF = re.compile(rf"\binstead of\s+{_SPAN}{_END}", re.IGNORECASE)
+_NOT_X = re.compile(r"[,;]\s*(?:not|rather than|no more)\s+([^.,;!?]+?)\s*(?:[.!?]|$)",
+                    re.IGNORECASE)
+_TO_VALUE = re.compile(rf"\b{_CHANGE_VERB}{_PARTICLE}\s+(?:\w+\s+){{0,3}}?to\s+{_SPAN}{_END}",
+                       re.IGNORECASE)
+_RAISED = re.compile(rf"\b(?:rais|lower|increas|reduc|extend|shorten)(?:ed|es|ing)\s+"
+                     rf"(?:\w+\s+){{0,3}}?to\s+{_SPAN}{_END}", re.IGNORECASE)
+_MOVE = re.compile(r"\b(?:mov|relocat)\w*", re.IGNORECASE)
+_WHERE = re.compile(r"\b(?:lives?|living|based|located|resides?|home is|stays?|is on the|"
+                    r"are on the|is in|are in|is at|are at)\b", re.IGNORECASE)
+
+_INTENT = re.compile(r"\b(?:plans?|planning|planned|going|intends?|intending|decided|wants?|"
+                     r"will|'ll|agreed|chose|hopes?)\s+(?:to\s+)?(\w+)\s+([^.,;!?]+)",
+                     re.IGNORECASE)
+_NO_INTENT = re.compile(r"\b(?:(?:decided|chose|agreed)\s+not\s+to|no longer\s+(?:plans?|"
+                        r"intends?|wants?|going)\s+to|(?:is|are|am)\s+not\s+going\s+to|"
+                        r"won't|will not|will no longer|gave up on|scrapped|dropped the plan"
+                        r"\s+to|called off)\s+(\w+)\s*([^.,;!?]*)", re.IGNORECASE)
+
+_ORDINALS = {w: str(i) for i, w in enumerate(
+    ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+     "ninth", "tenth", "eleventh", "twelfth"))}
+_ORDINAL_RE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b", re.IGNORECASE)
+_PLAIN_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
+_VALUE_KINDS = ("date", "time", "weekday", "number", "price", "percent")
+_PRONOUN_HOLDERS = frozenset(("i", "i'm", "i'v", "i'd", "i'll", "we", "it", "they", "he",
+                              "she", "not", "user", "", "my", "me", "you", "this", "that"))
+
+
+def _keys(text: str) -> set[str]:
+    """Content keys of a span: words and names (stemmed: a name opening a span reads as a
+    word), numbers, dates; stop words dropped."""
+    return {stem(u.key) if u.kind in ("word", "name") else u.key
+            for u in units(_ordinals(text)) if u.kind in ("word", "name", "number", "date")}
+
+
+def _ordinals(text: str) -> str:
+    """Ordinal words and ``3rd`` as numbers ("the fifth floor" -> "the 5 floor")."""
+    text = _ORDINAL_RE.sub(lambda m: _ORDINALS[m.group(1).lower()], text)
+    return _PLAIN_ORDINAL.sub(r"\1", text)
+
+
+def _values(text: str) -> dict[str, frozenset[str]]:
+    found = extract(_ordinals(text)).values
+    return {k: frozenset(v) for k, v in found.items() if k in _VALUE_KINDS and v}
+
+
+def _left_behind(text: str) -> list[tuple[str, str]]:
+    """``(X, Y)`` for each change ``text`` spells out (``Y`` empty when it names none)."""
+    out: list[tuple[str, str]] = []
+    for pattern in (_FROM_TO, _REPLACED, _LEFT_FOR):
+        out.extend((m.group(1), m.group(2)) for m in pattern.finditer(text))
+    out.extend((m.group(1), "") for m in _INSTEAD_OF.finditer(text))
+    out.extend((m.group(1), "") for m in _NOT_X.finditer(text))
+    return out
+
+
+def _states(old: str, span: str) -> bool:
+    keys = _keys(span)
+    have = _keys(old)
+    return bool(keys) and keys <= have
+
+
+def _topic(old: str, new: str, spans: set[str], cosine: float) -> bool:
+    """Whether the two share a content word beside the changed values (or a high cosine)."""
+    if cosine >= TOPIC_COSINE:
+        return True
+    shared = (_keys(old) & _keys(new)) - spans
+    return any(not w.isdigit() and len(w) > 2 and w not in _GENERIC for w in shared)
+
+
+_GENERIC = frozenset(stem(w) for w in ("user", "users", "team", "thing", "now", "the"))
+
+
+#: A sentence opening with a name and its verb ("Lukas relocated", "Ana lives", "Tom's
+#: sister"), not an imperative ("Ping the user") or a noun phrase ("Ownership of").
+_NAMED_SUBJECT = re.compile(r"\W*([A-Z][a-z]+)(?:'s\b|\s+(?:[a-z]+(?:ed|es|s)|is|was|has|had|"
+                            r"will|can|does|did)\b)")
+
+
+def _lead_absent(a: str, b: str) -> set[str]:
+    """The word ``a`` opens with when ``b`` never mentions it (``"lukas"`` for "Lukas
+    relocated ..." / "The user's home is in Graz"); a framing word ("The", "I") is none."""
+    found = _NAMED_SUBJECT.match(a)
+    if not found or found.group(1) in NOT_NAMES:
+        return set()
+    word = found.group(1).lower()
+    others = {stem(w) for w in re.findall(r"[a-z]+", b.lower())}
+    return set() if fuzzy_in(stem(word), others) else {word}
+
+
+def _subject(holder: str) -> str:
+    """A holder with the user's pronouns read as the user ("i'm", "my/notes" -> "user")."""
+    parts = holder.split("/")
+    parts = ["user" if p in _PRONOUN_HOLDERS else p for p in parts]
+    return "/".join(parts)
+
+
+def _holders_differ(old: str, new: str, old_holder: str, new_holder: str,
+                    left: frozenset[str] = frozenset(), *, strict: bool = False,
+                    same_holder: SameHolder = operator.eq) -> bool:
+    """Whether the two are said of different subjects: a sentence opening with a name the
+    other never mentions (unless the change is of that name: "passed from Greta to Olu"),
+    two owners ("Tom's sister" / "Ana's sister"), or an owned thing and its owner ("Tom's
+    sister" / "Tom"). Two plain nouns are compared only when ``strict`` (a change that
+    names no old value): otherwise a change names its subject as its holder would not
+    ("The all-hands meeting" / "The all-hands changed")."""
+    opener = _lead_absent(old, new) | _lead_absent(new, old)
+    if opener and not opener <= left:
+        return True
+    a, b = _subject(old_holder), _subject(new_holder)
+    if not a or not b or same_holder(a, b) or a.split("/")[-1] == b.split("/")[-1] == "user":
+        return False
+    owner_a, owner_b = (h.split("/")[0] if "/" in h else "" for h in (a, b))
+    if owner_a and owner_b and owner_a != owner_b:
+        return True
+    if owner_a == b or owner_b == a:
+        return True
+    return strict and a.split("/")[-1] != b.split("/")[-1]
+
+
+def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
+               new_holder: str = "", same_holder: SameHolder = operator.eq) -> str | None:
+    """Why ``new`` updates ``old`` by a change it spells out (module docstring), or ``None``.
+
+    ``old_holder`` / ``new_holder`` are the statements' holders (``slots.statement``) and
+    ``same_holder`` tells whether two are one (``slots.same_holder``); a pair with two
+    different holders is never a transition."""
+    left_by_old = {frozenset(_keys(x)) for x, _ in _left_behind(old)}
+    for x, y in _left_behind(new):
+        if len(x.split()) > MAX_SPAN_WORDS:
+            continue  # a clause, not a value
+        if not _states(old, x) or (y and _states(old, y)) or frozenset(_keys(x)) in left_by_old:
+            continue  # (both "batch calls instead of retrying": one piece of advice)
+        spans = _keys(x) | _keys(y)
+        if _topic(old, new, spans, cosine) and not _holders_differ(
+                old, new, old_holder, new_holder, frozenset(_keys(x)), same_holder=same_holder):
+            return f"changed from {x.strip()}" + (f" to {y.strip()}" if y else "")
+    for m in (*_TO_VALUE.finditer(new), *_RAISED.finditer(new)):
+        y = m.group(1)
+        new_vals, old_vals = _values(y), _values(old)
+        kinds = [k for k in new_vals if k in old_vals and not new_vals[k] & old_vals[k]]
+        moved_home = bool(_MOVE.match(m.group(0)) and _WHERE.search(old)
+                          and not _states(old, y))
+        if not kinds and not moved_home:
+            continue
+        if _holders_differ(old, new, old_holder, new_holder, strict=True,
+                           same_holder=same_holder):
+            continue
+        a, b = _subject(old_holder), _subject(new_holder)
+        if not (a and b and (same_holder(a, b) or a == b)) and \
+                not _topic(old, new, _keys(y), cosine):
+            continue
+        if kinds:
+            k = kinds[0]
+            return (f"{k} changed to {', '.join(sorted(new_vals[k]))} "
+                    f"(was {', '.join(sorted(old_vals[k]))})")
+        return f"moved to {y.strip()}"
+    return _reversed(old, new)
+
+
+def _reversed(old: str, new: str) -> str | None:
+    """A decision one memory takes and the other reverses (same verb, same object)."""
+    for a, b in ((old, new), (new, old)):
+        for no in _NO_INTENT.finditer(b):
+            verb, obj = stem(no.group(1)), _keys(no.group(2))
+            if _NO_INTENT.search(a):
+                continue
+            for yes in _INTENT.finditer(a):
+                if stem(yes.group(1)) == verb and (not obj or obj & _keys(yes.group(2))):
+                    return f"decision reversed ({no.group(0).strip()})"
+    return None
+
+
+__all__ = ["TOPIC_COSINE", "transition"]

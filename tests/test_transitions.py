@@ -1,0 +1,63 @@
+"""Updates a memory spells out (#32): "from X to Y", "replaced X with Y", "cancelled X and
+joined Y", ", not X", "pushed back to <date>", "moved to <place>", a decision reversed. Each
+retires an older memory that still states what the change left behind; changes of another
+subject, another event, or advice both repeat, retire nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from memmaint.maintenance.agents.slots import relation, same_holder, statement
+from memmaint.maintenance.agents.transitions import transition
+
+
+def _spelt(old: str, new: str, cosine: float = 0.6) -> str | None:
+    a, b = statement(old), statement(new)
+    return transition(old, new, cosine, old_holder=a.holder, new_holder=b.holder,
+                      same_holder=same_holder)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Weekly planning is on the second Monday of the month.",
+     "Weekly planning changed from the second Monday to the third Wednesday."),
+    ("The wiki lives in Confluence.", "We migrated the wiki from Confluence to Notion."),
+    ("Billing alerts go to the #money channel.",
+     "Billing alerts were switched from #money to #finance-alerts."),
+    ("Ravi is on call for the storage cluster.",
+     "On-call for the storage cluster passed from Ravi to Dana."),
+    ("The user's streaming service is Netflix.",
+     "The user cancelled Netflix and signed up for Disney+ instead."),
+    ("Ping the user on Slack.", "Reach the user by phone from now on, not Slack."),
+    ("The launch is on 12 May.", "The launch was postponed to 2 June."),
+    ("The design team sits on the 2nd floor.", "The design team moved down to the first floor."),
+    ("Ingrid lives in Malmo.", "Ingrid moved to Gothenburg."),
+    ("The user is going to sell the old bike.", "The user decided not to sell the old bike."),
+])
+def test_a_spelt_out_change_retires_what_it_left_behind(old, new):
+    assert _spelt(old, new)
+    found = relation(statement(old), statement(new), 0.6)
+    assert found is not None and found.kind == "change" and found.explicit
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Tom's sister lives in Berlin.", "Tom moved from Berlin to Paris."),  # another holder
+    ("Ana lives in Berlin.", "Tom moved from Berlin to Paris."),
+    ("The dentist appointment is on Monday.", "The team moved the retro from Monday to Tuesday."),
+    ("Maria engaged in community work with friends from church.",
+     "Maria went camping with friends from church to take her mind off things."),
+    ("Tell developers to batch calls instead of retrying in a loop.",
+     "Tell developers to batch requests instead of retrying in a loop, per the docs."),
+    ("The reporting job targets Python 3.11.", "The data pipeline was upgraded to Python 3.10."),
+    ("Lukas lives in Graz.", "The user's flat moved to Lyon."),
+    ("The user plans to visit Japan.", "The user plans to visit Korea."),
+    ("Melanie is planning to paint a sunset.", "Melanie decided not to enter the art contest."),
+])
+def test_no_change_is_read_between_other_subjects_events_or_the_same_advice(old, new):
+    assert _spelt(old, new, 0.45) is None and _spelt(new, old, 0.45) is None
+
+
+def test_the_value_is_read_whole():
+    why = _spelt("The API client targets Node 18.12.", "The API client was upgraded to Node 20.10.")
+    assert why is not None and "20.1" in why and "18.12" in why
+    assert _spelt("The office is on the 3rd floor.", "The office moved up to the third floor.") \
+        is None  # the same floor in another form
