@@ -490,3 +490,20 @@ def test_a_change_to_a_kernel_file_drops_the_caches_that_depend_on_it(tmp_path):
     assert [k._cache.flushed for k in kernels] == [1, 2]
     assert json.loads(stamp.read_text()) == {"_kernels": "a1", "_kernels_graph": "g2"}
     assert K.refresh_disk_cache([object()], {"x": "1"}) == set()  # no cache (DISABLE_JIT)
+
+
+def test_slot_and_node_tables_are_named_records_initialised_like_the_old_arrays():
+    """The slot tables (I, F) and the k-d tree's node tables (T, FN) are record arrays with
+    named fields: a new slot has every int field -1 and every float field 0 (the 2-D arrays
+    they replaced were np.full(-1) and np.zeros); nodes take the fill they are given."""
+    from memmaint.clustering.genkt import _kernels_common as C
+
+    I, F = C.slots_new(4)
+    assert I.dtype == C.SLOT_I and F.dtype == C.SLOT_F
+    assert {"oid", "nn", "rhead", "alive", "budget"} <= set(I.dtype.names)
+    assert all((I[f] == -1).all() for f in I.dtype.names)
+    assert all((F[f] == 0.0).all() for f in F.dtype.names)
+    T, FN = C.nodes_new(3, np.int64(-1))
+    assert T.dtype == C.NODE_T and FN.dtype == C.NODE_F
+    assert all((T[f] == -1).all() for f in T.dtype.names)
+    assert all((FN[f] == 0.0).all() for f in FN.dtype.names)

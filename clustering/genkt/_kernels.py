@@ -101,36 +101,25 @@ from memmaint.clustering.genkt._kernels_caches import (
     tree_reverse,
 )
 from memmaint.clustering.genkt._kernels_common import (
-    ALIVE,
-    APOS,
-    BUDGET,
     CCOUNT,
-    CID,
     CLIST,
     CPOS,
-    CQ,
     KERNELS,
     LAZY,
-    LEAF,
-    N_FCOLS,
-    N_ICOLS,
-    N_TCOLS,
-    NN,
-    NND2,
     NONE,
-    SCAN,
     TOP,
     TSLOT,
-    W,
     detach_pair,
     history_new,
     kernel,
     loop_result,
     merge_into,
+    nodes_new,
     quantise,
     recombine,
     set_nn,
     slot_init,
+    slots_new,
     tour_build,
     tour_update,
 )
@@ -174,23 +163,22 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
         for s in range(n):
             for k in range(h):
                 xh[s, k] = x[s, k]
-    I = np.full((n, N_ICOLS), -1, dtype=np.int64)
-    F = np.zeros((n, N_FCOLS))
+    I, F = slots_new(n)
     if use_tree:
         T, FN, B, nodes, depth, perm = tree_build(x, leaf_size, I)
         permute_rows(x, perm)
         permute_rows(e, perm)
         ncache = max(1, min(cache_cap, n))
     else:
-        T, FN, B, nodes, depth = (np.zeros((1, N_TCOLS), dtype=np.int64), np.zeros((1, 2)),
-                                  np.zeros((1, 2 * D)), 1, 0)
+        T, FN = nodes_new(1, np.int64(0))
+        B, nodes, depth = np.zeros((1, 2 * D)), 1, 0
         perm = np.arange(n)
         ncache = 1
     for s in range(n):
         slot_init(s, perm[s], w[perm[s]], twop, R2, I, F)
-        I[s, APOS] = s
-        I[s, SCAN] = 0
-        I[s, BUDGET] = tune[5]
+        I[s].apos = s
+        I[s].scan = 0
+        I[s].budget = tune[5]
     size = 1
     while size < n:
         size *= 2
@@ -219,8 +207,8 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
     if use_tree:
         for s in range(n):
             b, bd, scanned = tree_nn(s, x, ev, use_cos, cos_cut, R2, I, T, B, st_nd, st_lb,
-                                     I[s, BUDGET], -1.0)
-            I[s, SCAN] = scanned
+                                     I[s].budget, -1.0)
+            I[s].scan = scanned
             set_nn(s, b, bd, I, F)
         tree_tighten_all(I, F, T, FN, nodes)
     else:
@@ -235,34 +223,34 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
     steps = np.int64(0)  # (not a literal: see _kernels_common's merge step)
     while steps < m_max:
         s = ti[TOP, TSLOT]
-        if s < 0 or I[s, NN] == NONE:
+        if s < 0 or I[s].nn == NONE:
             break
-        if I[s, NN] == LAZY:  # its lower bound is the smallest key: search further
+        if I[s].nn == LAZY:  # its lower bound is the smallest key: search further
             b, bd = tree_forward(s, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb,
                                  CI, CF, clk, cd, cj, tune[4], np.bool_(True))
             set_nn(s, b, bd, I, F)
-            bump_maxr(T, FN, I[s, LEAF], rev_radius(F, s))
+            bump_maxr(T, FN, I[s].leaf, rev_radius(F, s))
             tour_update(tk, ti, size, s, I, F)
             continue
         step = steps
-        t = I[s, NN]
-        q, d2 = F[s, CQ], F[s, NND2]
+        t = I[s].nn
+        q, d2 = F[s].cq, F[s].nnd2
         steps += 1
         nL = detach_pair(s, t, R2, I, F, L)  # slots whose neighbour dies, listed in L
         if use_tree:
             tree_delete(s, x, I, T, B)
             tree_delete(t, x, I, T, B)
-            if I[t, CID] >= 0:
-                cache_free(I[t, CID], CI, I, F)
+            if I[t].cid >= 0:
+                cache_free(I[t].cid, CI, I, F)
         else:
             for which in range(2):
-                p = I[s if which == 0 else t, APOS]
+                p = I[s if which == 0 else t].apos
                 last = alist[na - 1]
                 alist[p] = last
-                I[last, APOS] = p
+                I[last].apos = p
                 na -= 1
         merge_into(step, s, t, q, d2, hist, x, xh, h, ev, I, F, tmp, rec, twop, n)
-        I[s, BUDGET] = tune[5]
+        I[s].budget = tune[5]
         tour_update(tk, ti, size, t, I, F)
         # the new object's neighbour, then its entry in the spatial structure
         if use_tree:
@@ -274,10 +262,10 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
         tour_update(tk, ti, size, s, I, F)
         if use_tree:
             tree_insert(s, x, I, T, FN, B)
-            bump_maxr(T, FN, I[s, LEAF], rev_radius(F, s))
+            bump_maxr(T, FN, I[s].leaf, rev_radius(F, s))
         else:
             alist[na] = s
-            I[s, APOS] = na
+            I[s].apos = na
             na += 1
         # slots for which the new object is now the nearest; it also enters the caches
         # here, before any cache answers below (slots in L are recomputed afterwards anyway)
@@ -293,7 +281,7 @@ def cluster(x, e, w, twop, R2, cos_cut, use_cos, rec, use_tree, tune, max_steps)
                 b, bd = tree_forward(r, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd,
                                      st_lb, CI, CF, clk, cd, cj, tune[4], np.bool_(False))
                 set_nn(r, b, bd, I, F)
-                bump_maxr(T, FN, I[r, LEAF], rev_radius(F, r))
+                bump_maxr(T, FN, I[r].leaf, rev_radius(F, r))
             else:
                 b, bd = brute_nn(r, x, xh, h, ev, use_cos, cos_cut, R2, I, alist, na)
                 set_nn(r, b, bd, I, F)
@@ -330,8 +318,7 @@ def labels_from_history(n, lo, hi, m):
 def replay(x, e, w, lo, hi, m, rec, twop):
     """Slots alive after the first m merges and all slot weights (x, e overwritten)."""
     n = x.shape[0]
-    I = np.full((n, N_ICOLS), -1, dtype=np.int64)
-    F = np.zeros((n, N_FCOLS))
+    I, F = slots_new(n)
     slot_of = np.empty(n + m, dtype=np.int64)
     for s in range(n):
         slot_init(s, s, w[s], twop, 0.0, I, F)
@@ -342,14 +329,14 @@ def replay(x, e, w, lo, hi, m, rec, twop):
         sa = slot_of[lo[t]]
         sb = slot_of[hi[t]]
         recombine(sa, sa, sb, x, x, np.int64(0), ev, I, F, tmp, rec, twop, n + t)
-        I[sb, ALIVE] = 0
+        I[sb].alive = 0
         slot_of[n + t] = sa
     keep = np.empty(n - m, dtype=np.int64)
     ws = np.empty(n)
     a = 0
     for s in range(n):
-        ws[s] = F[s, W]
-        if I[s, ALIVE] == 1:
+        ws[s] = F[s].w
+        if I[s].alive == 1:
             keep[a] = s
             a += 1
     return keep, ws

@@ -8,32 +8,18 @@ from __future__ import annotations
 import math
 
 from memmaint.clustering.genkt._kernels_common import (
-    ALIVE,
-    BUDGET,
     CBOUND,
     CCOUNT,
-    CID,
     CLIST,
     CMAXCOS,
-    CNT,
     COS_SLACK,
     COWNER,
     CPOS,
-    CRR,
     EPS,
     FILL_EXT,
-    HEAD,
     INF,
     LAZY,
-    LEFT,
-    LNEXT,
-    MAXR,
-    NN,
-    NND2,
     NONE,
-    OID,
-    RIGHT,
-    SCAN,
     box_lb,
     cos_bounds,
     dist2_thr,
@@ -52,7 +38,7 @@ from memmaint.clustering.genkt._kernels_tree import (
 # cosine <= mc < cos_cut - COS_SLACK with the centre e (the owner's embedding at fill time;
 # mc = -2 without a cut). While the owner has moved by dx and its embedding by de, slots off
 # the list are farther than r - dx or have cosine <= mc + de with it: ineligible. New objects
-# within the owner's reverse radius CRR >= ((r + dx)(1 + EPS))^2 join the list (reverse query).
+# within the owner's reverse radius crr >= ((r + dx)(1 + EPS))^2 join the list (reverse query).
 
 @kernel
 def _push2(st_nd, st_lb, sp, x, i, B, a, b):
@@ -73,8 +59,8 @@ def _push2(st_nd, st_lb, sp, x, i, B, a, b):
 def cache_free(c, CI, I, F):
     o = CI[c, COWNER]
     if o >= 0:
-        I[o, CID] = -1
-        F[o, CRR] = 0.0
+        I[o].cid = -1
+        F[o].crr = 0.0
     CI[c, COWNER] = -1
     CI[c, CCOUNT] = 0
 
@@ -107,12 +93,12 @@ def tree_fill(i, c, x, ev, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF,
     while sp > 0:
         sp -= 1
         nd = st_nd[sp]
-        if T[nd, CNT] == 0 or st_lb[sp] >= bound:
+        if T[nd].cnt == 0 or st_lb[sp] >= bound:
             continue
-        if T[nd, LEFT] >= 0:
-            sp = _push2(st_nd, st_lb, sp, x, i, B, T[nd, LEFT], T[nd, RIGHT])
+        if T[nd].left >= 0:
+            sp = _push2(st_nd, st_lb, sp, x, i, B, T[nd].left, T[nd].right)
             continue
-        j = T[nd, HEAD]
+        j = T[nd].head
         while j >= 0:
             if j != i:
                 d2 = dist2_thr(x, x, D, i, j, bound)
@@ -132,7 +118,7 @@ def tree_fill(i, c, x, ev, use_cos, cos_cut, R2x, I, T, B, st_nd, st_lb, CI, CF,
                     cnt = min(cnt + 1, K)
                     if cnt == K:
                         bound = cd[K - 1]
-            j = I[j, LNEXT]
+            j = I[j].lnext
     CI[c, CCOUNT] = cnt
     CF[c, CBOUND] = bound
     CF[c, CMAXCOS] = mc
@@ -155,7 +141,7 @@ def cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
     delta = math.sqrt(d2c)
     rc = math.sqrt(CF[c, CBOUND])
     rr = (rc + delta) * (1.0 + EPS)
-    F[i, CRR] = rr * rr * (1.0 + EPS)
+    F[i].crr = rr * rr * (1.0 + EPS)
     if use_cos:  # slots left off for their cosine must still be clearly ineligible
         e = ev[0]
         de2 = 0.0
@@ -163,12 +149,12 @@ def cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
             t = e[i, k] - CF[c, CPOS + D + k]
             de2 += t * t
         if CF[c, CMAXCOS] + math.sqrt(de2) * (1.0 + EPS) + EPS >= cos_cut:
-            return False, I[i, NN] * 0 + NONE, R2
+            return False, I[i].nn * 0 + NONE, R2
     lim = rc * (1.0 - EPS) - delta * (1.0 + EPS)  # slots off the list are at least this far
     m = 0
     for a in range(CI[c, CCOUNT]):
         j = CI[c, CLIST + a]
-        if j != i and I[j, ALIVE] == 1:
+        if j != i and I[j].alive == 1:
             d2 = dist2_thr(x, x, D, i, j, R2)
             if d2 < R2:
                 cd[m] = d2
@@ -177,7 +163,7 @@ def cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
     while m > 0:  # candidates in (dist2, id) order; the first eligible one wins
         b = 0
         for a in range(1, m):
-            if cd[a] < cd[b] or (cd[a] == cd[b] and I[cj[a], OID] < I[cj[b], OID]):
+            if cd[a] < cd[b] or (cd[a] == cd[b] and I[cj[a]].oid < I[cj[b]].oid):
                 b = a
         j = cj[b]
         d2 = cd[b]
@@ -187,9 +173,9 @@ def cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj):
         cd[b] = cd[m]
         cj[b] = cj[m]
     if math.sqrt(R2) * (1.0 + EPS) <= lim:
-        return True, I[i, NN] * 0 + NONE, R2
+        return True, I[i].nn * 0 + NONE, R2
     rho2 = lim * lim * (1.0 - EPS)  # nothing eligible nearer: a lazy answer
-    return lim > 0.0, I[i, NN] * 0 + LAZY, rho2
+    return lim > 0.0, I[i].nn * 0 + LAZY, rho2
 
 
 @kernel
@@ -198,22 +184,22 @@ def tree_forward(i, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb, CI, C
     """Nearest eligible neighbour of slot i: from its cache when that proves it, else by
     a tree search (after which a slot whose search was expensive gets a cache). ``resume``
     continues a lazy search with four times the budget, without the cache."""
-    c = I[i, CID]
+    c = I[i].cid
     skip2 = -1.0
     if resume:
-        I[i, BUDGET] = 4 * max(I[i, BUDGET], 1)
-        skip2 = F[i, NND2]
+        I[i].budget = 4 * max(I[i].budget, 1)
+        skip2 = F[i].nnd2
         c = -1
     elif c >= 0:
         ok, b, bd = cache_query(i, c, x, ev, use_cos, cos_cut, R2, I, F, CI, CF, cd, cj)
         if ok:
             return b, bd
-    elif I[i, SCAN] > cache_scan and not resume:
+    elif I[i].scan > cache_scan and not resume:
         c = clk[0]
         clk[0] = (c + 1) % CI.shape[0]
         cache_free(c, CI, I, F)
         CI[c, COWNER] = i
-        I[i, CID] = c
+        I[i].cid = c
     if c >= 0 and not resume:
         tree_fill(i, c, x, ev, use_cos, cos_cut, R2 * FILL_EXT, I, T, B, st_nd, st_lb, CI, CF,
                   cd)
@@ -222,8 +208,8 @@ def tree_forward(i, x, ev, use_cos, cos_cut, R2, I, F, T, B, st_nd, st_lb, CI, C
             return b, bd
         cache_free(c, CI, I, F)
     b, bd, scanned = tree_nn(i, x, ev, use_cos, cos_cut, R2, I, T, B, st_nd, st_lb,
-                             I[i, BUDGET], skip2)
-    I[i, SCAN] = scanned
+                             I[i].budget, skip2)
+    I[i].scan = scanned
     return b, bd
 
 
@@ -239,30 +225,30 @@ def tree_reverse(k, x, ev, use_cos, cos_cut, I, F, tk, ti, size, T, FN, B, st_nd
         sp -= 1
         nd = st_nd[sp]
         if st_fl[sp] == 1:
-            FN[nd, MAXR] = max(FN[T[nd, LEFT], MAXR], FN[T[nd, RIGHT], MAXR])
+            FN[nd].maxr = max(FN[T[nd].left].maxr, FN[T[nd].right].maxr)
             continue
         # (an empty node keeps its bound: bump_maxr relies on parents >= children)
-        if T[nd, CNT] == 0 or box_lb(x, k, B, nd) >= FN[nd, MAXR]:
+        if T[nd].cnt == 0 or box_lb(x, k, B, nd) >= FN[nd].maxr:
             continue
-        if T[nd, LEFT] >= 0:
+        if T[nd].left >= 0:
             st_nd[sp], st_fl[sp] = nd, 1
-            st_nd[sp + 1], st_fl[sp + 1] = T[nd, LEFT], 0
-            st_nd[sp + 2], st_fl[sp + 2] = T[nd, RIGHT], 0
+            st_nd[sp + 1], st_fl[sp + 1] = T[nd].left, 0
+            st_nd[sp + 2], st_fl[sp + 2] = T[nd].right, 0
             sp += 3
             continue
         m = -1.0
-        r = T[nd, HEAD]
+        r = T[nd].head
         while r >= 0:
             if r != k:
-                nn2 = F[r, NND2]
-                crr = F[r, CRR]
+                nn2 = F[r].nnd2
+                crr = F[r].crr
                 d2 = dist2_thr(x, x, D, r, k, max(nn2, crr))
                 if d2 < nn2 and eligible(ev, use_cos, cos_cut, r, k):
                     set_nn(r, k, d2, I, F)
                     tour_update(tk, ti, size, r, I, F)
-                if d2 < crr and I[r, CID] >= 0:
-                    cache_add(I[r, CID], k, CI, I, F)
+                if d2 < crr and I[r].cid >= 0:
+                    cache_add(I[r].cid, k, CI, I, F)
             m = max(m, rev_radius(F, r))
-            r = I[r, LNEXT]
-        FN[nd, MAXR] = m
+            r = I[r].lnext
+        FN[nd].maxr = m
 

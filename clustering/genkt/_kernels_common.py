@@ -65,20 +65,25 @@ EPS = 1e-9  # relative safety margin of the cache proofs (rounding errors are ~1
 COS_SLACK = 0.1  # caches keep slots this close to the cut: the owner's embedding may drift
 FILL_EXT = 1.5625  # caches look (1.25 R)^2 far so they stay valid while their owner moves
 
-# columns of the int64 slot table I (n, .)
-OID, NN, RHEAD, RNEXT, RPREV, LNEXT, LPREV, LEAF, APOS, CLO, CHI, ALIVE, CID, SCAN, BUDGET = \
-    range(15)
-N_ICOLS = 15
-# NN >= 0: the cached neighbour's slot; NONE: no eligible neighbour within R; LAZY: none
-# within sqrt(NND2) < R (the search stopped at its budget), to be resumed only if needed
+# The slot and node tables are numpy record arrays (numba reads ``I[s].nn`` as one load at a
+# fixed offset; a slot's fields share a cache line). The int64 slot table I (n,): object id,
+# cached neighbour, head/next/previous of the back-pointer list of the slots caching this
+# one, next/previous slot in its k-d leaf and the leaf, position in the nn back end's alive
+# list, the cached pair's lower and higher object ids, alive flag, neighbour cache (-1: none),
+# points its last search read, points its next search may read before going lazy
+SLOT_I = np.dtype([(f, np.int64) for f in ("oid", "nn", "rhead", "rnext", "rprev", "lnext",
+                                           "lprev", "leaf", "apos", "clo", "chi", "alive",
+                                           "cid", "scan", "budget")])
+# nn >= 0: the cached neighbour's slot; NONE: no eligible neighbour within R; LAZY: none
+# within sqrt(nnd2) < R (the search stopped at its budget), to be resumed only if needed
 NONE, LAZY = -1, -2
-# columns of the float64 slot table F (n, .): CRR is the cache's reverse radius^2 (0: none)
-W, WP, NND2, CQ, CRR = range(5)
-N_FCOLS = 5
-# columns of the int64 node table T (m, .) and the float node table FN (m, .)
-LEFT, RIGHT, PARENT, CNT, HEAD, SDIM = range(6)
-N_TCOLS = 6
-SVAL, MAXR = range(2)
+# the float64 slot table F (n,): weight, weight^2p, the cached neighbour's dist2, the cached
+# pair's d_ij numerator, the neighbour cache's reverse radius^2 (0: none)
+SLOT_F = np.dtype([(f, np.float64) for f in ("w", "wp", "nnd2", "cq", "crr")])
+# the k-d tree's int64 node table T (m,): children, parent, alive points, a leaf's first slot,
+# split dimension; and its float node table FN (m,): split value, largest reverse radius below
+NODE_T = np.dtype([(f, np.int64) for f in ("left", "right", "parent", "cnt", "head", "sdim")])
+NODE_F = np.dtype([(f, np.float64) for f in ("sval", "maxr")])
 # columns of the neighbour caches' tables: CI (caches, CLIST + k), the owner slot, how many
 # slots it lists and the list, nearest first; CF (caches, CPOS + D + E), the promised radius^2,
 # the largest cosine bound among the slots left out as clearly ineligible, and the owner's
@@ -91,6 +96,33 @@ CBOUND, CMAXCOS, CPOS = range(3)
 KQ, KD2 = range(2)
 TSLOT, TLO, THI = range(3)
 TOP = 1
+
+
+@kernel
+def slots_new(n):
+    """The slot tables (I, F) of n slots: every int field -1, every float field 0."""
+    I = np.empty(n, dtype=SLOT_I)
+    F = np.empty(n, dtype=SLOT_F)
+    for s in range(n):
+        r = I[s]
+        r.oid = r.nn = r.rhead = r.rnext = r.rprev = r.lnext = r.lprev = r.leaf = -1
+        r.apos = r.clo = r.chi = r.alive = r.cid = r.scan = r.budget = -1
+        g = F[s]
+        g.w = g.wp = g.nnd2 = g.cq = g.crr = 0.0
+    return I, F
+
+
+@kernel
+def nodes_new(m, fill):
+    """The node tables (T, FN) of m nodes: every int field ``fill``, every float field 0."""
+    T = np.empty(m, dtype=NODE_T)
+    FN = np.empty(m, dtype=NODE_F)
+    for a in range(m):
+        r = T[a]
+        r.left = r.right = r.parent = r.cnt = r.head = r.sdim = fill
+        g = FN[a]
+        g.sval = g.maxr = 0.0
+    return T, FN
 
 
 @kernel
@@ -133,15 +165,15 @@ def final_objects(I, F, x):
     n, D = x.shape
     nf = 0
     for s in range(n):
-        nf += I[s, ALIVE]
+        nf += I[s].alive
     fids = np.empty(nf, dtype=np.int64)
     fw = np.empty(nf)
     fx = np.empty((nf, D))
     a = np.int64(0)  # (not a literal: see the merge step below)
     for s in range(n):
-        if I[s, ALIVE] == 1:
-            fids[a] = I[s, OID]
-            fw[a] = F[s, W]
+        if I[s].alive == 1:
+            fids[a] = I[s].oid
+            fw[a] = F[s].w
             copy_row(fx, a, x, s)
             a += 1
     return fids, fw, fx
@@ -255,16 +287,16 @@ def _tour_pull(tk, ti, pos):
 @kernel
 def _tour_leaf(tk, ti, size, s, n, I, F):
     pos = size + s
-    if s < n and I[s, ALIVE] == 1 and I[s, NN] >= 0:
-        tk[pos, KQ] = F[s, CQ]
-        tk[pos, KD2] = F[s, NND2]
+    if s < n and I[s].alive == 1 and I[s].nn >= 0:
+        tk[pos, KQ] = F[s].cq
+        tk[pos, KD2] = F[s].nnd2
         ti[pos, TSLOT] = s
-        ti[pos, TLO] = I[s, CLO]
-        ti[pos, THI] = I[s, CHI]
-    elif s < n and I[s, ALIVE] == 1 and I[s, NN] == LAZY:
+        ti[pos, TLO] = I[s].clo
+        ti[pos, THI] = I[s].chi
+    elif s < n and I[s].alive == 1 and I[s].nn == LAZY:
         # a lower bound wp_s * rho^2 on the pairs this slot answers for; it sorts before
         # real pairs of equal d_ij, so it is resumed before any pair it could beat is merged
-        tk[pos, KQ] = F[s, CQ]
+        tk[pos, KQ] = F[s].cq
         tk[pos, KD2] = -1.0
         ti[pos, TSLOT] = s
         ti[pos, TLO] = -1
@@ -300,30 +332,30 @@ def tour_build(tk, ti, size, I, F):
 @kernel
 def set_nn(i, j, d2, I, F):
     """Point slot i's cached neighbour at slot j (NONE: d2 = R^2; LAZY: d2 = rho^2)."""
-    old = I[i, NN]
+    old = I[i].nn
     if old >= 0:  # unlink from old's back-pointer list
-        nx = I[i, RNEXT]
-        pv = I[i, RPREV]
+        nx = I[i].rnext
+        pv = I[i].rprev
         if pv >= 0:
-            I[pv, RNEXT] = nx
+            I[pv].rnext = nx
         else:
-            I[old, RHEAD] = nx
+            I[old].rhead = nx
         if nx >= 0:
-            I[nx, RPREV] = pv
-    I[i, NN] = j
+            I[nx].rprev = pv
+    I[i].nn = j
     if j >= 0:
-        h = I[j, RHEAD]
-        I[i, RNEXT] = h
-        I[i, RPREV] = -1
+        h = I[j].rhead
+        I[i].rnext = h
+        I[i].rprev = -1
         if h >= 0:
-            I[h, RPREV] = i
-        I[j, RHEAD] = i
-        F[i, CQ] = min(F[i, WP], F[j, WP]) * d2
-        I[i, CLO] = min(I[i, OID], I[j, OID])
-        I[i, CHI] = max(I[i, OID], I[j, OID])
+            I[h].rprev = i
+        I[j].rhead = i
+        F[i].cq = min(F[i].wp, F[j].wp) * d2
+        I[i].clo = min(I[i].oid, I[j].oid)
+        I[i].chi = max(I[i].oid, I[j].oid)
     elif j == LAZY:
-        F[i, CQ] = F[i, WP] * d2
-    F[i, NND2] = d2
+        F[i].cq = F[i].wp * d2
+    F[i].nnd2 = d2
 
 
 # ---------------------------------------------------------------- the merge step
@@ -340,11 +372,11 @@ def set_nn(i, j, d2, I, F):
 @kernel
 def slot_init(s, oid, w, twop, R2, I, F):
     """Slot ``s`` holds input ``oid`` of weight ``w``, alive, with no neighbour within R."""
-    I[s, OID] = oid
-    I[s, ALIVE] = 1
-    F[s, W] = w
-    F[s, WP] = wpow(w, twop)
-    F[s, NND2] = R2
+    I[s].oid = oid
+    I[s].alive = 1
+    F[s].w = w
+    F[s].wp = wpow(w, twop)
+    F[s].nnd2 = R2
 
 
 @kernel
@@ -369,9 +401,9 @@ def record_merge(step, oa, ob, q, d2, hist):
 @kernel
 def heavier(sa, sb, I, F):
     """The heavier of slots sa and sb (equal weights: the lower object id)."""
-    wa = F[sa, W]
-    wb = F[sb, W]
-    return sa if (wa > wb or (wa == wb and I[sa, OID] < I[sb, OID])) else sb
+    wa = F[sa].w
+    wb = F[sb].w
+    return sa if (wa > wb or (wa == wb and I[sa].oid < I[sb].oid)) else sb
 
 
 @kernel
@@ -379,9 +411,9 @@ def merge_into(step, dst, other, q, d2, hist, x, xh, h, ev, I, F, tmp, rec, twop
     """The merge step every loop makes: merge ``step`` (key numerator ``q``, squared distance
     ``d2``) joins the objects in slots ``dst`` and ``other``; it is recorded, the new object
     n + step is written into ``dst`` under scheme ``rec`` and ``other`` dies."""
-    record_merge(step, I[dst, OID], I[other, OID], q, d2, hist)
+    record_merge(step, I[dst].oid, I[other].oid, q, d2, hist)
     recombine(dst, dst, other, x, xh, h, ev, I, F, tmp, rec, twop, n + step)
-    I[other, ALIVE] = 0
+    I[other].alive = 0
 
 
 @kernel
@@ -400,19 +432,19 @@ def detach_pair(s, t, R2, I, F, L):
     cleared. Returns how many slots ``L`` lists."""
     nL = 0
     for which in range(2):
-        r = I[s if which == 0 else t, RHEAD]
+        r = I[s if which == 0 else t].rhead
         while r >= 0:
             if r != s and r != t:
                 L[nL] = r
                 nL += 1
-                I[r, NN] = -1
-            r = I[r, RNEXT]
-    if I[t, NN] >= 0 and I[t, NN] != s:
-        set_nn(t, I[t, NN] * 0 + NONE, R2, I, F)
-    I[s, RHEAD] = -1
-    I[t, RHEAD] = -1
-    I[s, NN] = -1
-    I[t, NN] = -1
+                I[r].nn = -1
+            r = I[r].rnext
+    if I[t].nn >= 0 and I[t].nn != s:
+        set_nn(t, I[t].nn * 0 + NONE, R2, I, F)
+    I[s].rhead = -1
+    I[t].rhead = -1
+    I[s].nn = -1
+    I[t].nn = -1
     return nL
 
 
@@ -421,7 +453,7 @@ def accept(x, xh, h, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2):
     """dist2 of j if it beats the current best (bd, best_oid; -1: none) as i's neighbour,
     else -1. Nearer than sqrt(skip2) nothing is eligible (known already)."""
     d2 = dist2_thr(x, xh, h, i, j, bd)
-    better = (d2 < bd or (d2 == bd and I[j, OID] < best_oid)) and d2 >= skip2
+    better = (d2 < bd or (d2 == bd and I[j].oid < best_oid)) and d2 >= skip2
     return d2 if better and eligible(ev, use_cos, cos_cut, i, j) else -1.0
 
 
@@ -438,8 +470,8 @@ WEIGHTED, WTA, SPHERE = 0, 1, 2
 def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, rec, twop, new_id):
     """Write the merge of slots sa and sb into slot dst (one of them) under scheme ``rec``."""
     e = ev[0]
-    wa = F[sa, W]
-    wb = F[sb, W]
+    wa = F[sa].w
+    wb = F[sb].w
     wn = wa + wb
     heavy = heavier(sa, sb, I, F)
     D = x.shape[1]
@@ -482,6 +514,6 @@ def recombine(dst, sa, sb, x, xh, h, ev, I, F, tmp, rec, twop, new_id):
         xh[dst, k] = x[dst, k]
     if E > 0:
         quantise(ev, dst)
-    F[dst, W] = wn
-    F[dst, WP] = wpow(wn, twop)
-    I[dst, OID] = new_id
+    F[dst].w = wn
+    F[dst].wp = wpow(wn, twop)
+    I[dst].oid = new_id

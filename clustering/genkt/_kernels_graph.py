@@ -73,20 +73,14 @@ import math
 import numpy as np
 
 from memmaint.clustering.genkt._kernels_common import (
-    ALIVE,
     INF,
     KD2,
     KQ,
-    N_FCOLS,
-    N_ICOLS,
-    OID,
     SPHERE,
     THI,
     TLO,
     TOP,
     TSLOT,
-    WP,
-    W,
     eligible,
     heavier,
     history_new,
@@ -95,6 +89,7 @@ from memmaint.clustering.genkt._kernels_common import (
     merge_into,
     quantise,
     slot_init,
+    slots_new,
 )
 from memmaint.clustering.genkt._kernels_graph_heap import (
     ED2,
@@ -188,7 +183,7 @@ def _own_key(s, F, GF, R, scl):
     if r >= R:
         return False, INF
     r = max(r, 0.0)
-    return True, F[s, WP] * r * r * (1.0 - REL)
+    return True, F[s].wp * r * r * (1.0 - REL)
 
 
 @kernel
@@ -204,7 +199,7 @@ def _stale_key(s, F, GI, GF, EF, R, scl):
     if b >= R:
         return False, INF
     b = max(b, 0.0)
-    return True, min(GF[s, GHW], F[s, WP]) * b * b * (1.0 - REL)
+    return True, min(GF[s, GHW], F[s].wp) * b * b * (1.0 - REL)
 
 
 @kernel
@@ -223,8 +218,8 @@ def _item(s, I, F, GI, GF, EI, EF, R, scl):
         q = qo
     r = GI[s, RROOT]
     if r >= 0 and (kind < 0 or EF[r, EQ] < q):
-        a = I[EI[r, OWN], OID]
-        b = I[EI[r, TGT], OID]
+        a = I[EI[r, OWN]].oid
+        b = I[EI[r, TGT]].oid
         return 2, EF[r, EQ], EF[r, ED2], min(a, b), max(a, b)
     return kind, q, -1.0, -1, -1
 
@@ -257,7 +252,7 @@ def _others(tk, ti, size, s):
 def _leaf(s, tk, ti, size, I, F, GI, GF, EI, EF, R, scl):
     """Refresh slot s's tournament leaf."""
     kind, q, d2, a, b = _item(s, I, F, GI, GF, EI, EF, R, scl)
-    if I[s, ALIVE] == 1 and kind >= 0:
+    if I[s].alive == 1 and kind >= 0:
         gt_set(tk, ti, size, s, q, d2, a, b)
     else:
         gt_clear(tk, ti, size, s)
@@ -285,7 +280,7 @@ def _resolve(s, x, ev, use_cos, cos_cut, R2, I, F, GI, GF, EI, EF, stk, scl):
     d2 = EF[f, ED2]
     EF[f, EK] = frame_key(GF, s, math.sqrt(d2))
     if d2 < R2 and eligible(ev, use_cos, cos_cut, o, s):
-        EF[f, EQ] = min(F[o, WP], F[s, WP]) * d2
+        EF[f, EQ] = min(F[o].wp, F[s].wp) * d2
         EI[f, ST] = RES
         GI[s, RROOT] = h_insert(1, EI, EF, I, GI[s, RROOT], f)
     else:
@@ -347,7 +342,7 @@ def _bury(u, I, GI, EI, EF, st, stk, buf, chead, tch, nt):
         edge_free(EI, st, f)
         f = g
     GI[u, OHEAD] = -1
-    I[u, ALIVE] = 0
+    I[u].alive = 0
     cell_unlink(GI, chead, u)
     return nt
 
@@ -454,8 +449,7 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
     B = itune[0]
     exc_max = itune[2]
     walk_max = itune[3]
-    I = np.full((n, N_ICOLS), -1, dtype=np.int64)
-    F = np.zeros((n, N_FCOLS))
+    I, F = slots_new(n)
     GI = np.full((n, N_GICOLS), -1, dtype=np.int64)
     GF = np.zeros((n, N_GFCOLS))
     chead = np.full(C.shape[0] + 1, -1, dtype=np.int64)
@@ -478,7 +472,7 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
     buf = np.empty(EI.shape[0], dtype=np.int64)
     for a in range(plo.shape[0]):
         i, j = plo[a], phi[a]
-        if F[i, W] > F[j, W]:
+        if F[i].w > F[j].w:
             join(j, i, d2fast(x, i, j), I, F, GI, GF, EI, EF, st, scl)
         else:
             join(i, j, d2fast(x, i, j), I, F, GI, GF, EI, EF, st, scl)
@@ -542,7 +536,7 @@ def graph_cluster(x, e, w, oid, twop, R2, cos_cut, use_cos, rec, plo, phi, rho0,
             d2su = EF[f, ED2]
             s = heavier(a, b, I, F)  # keeps the merged object (recombine's rule)
             u = b if s == a else a
-            lam = F[u, W] / (F[s, W] + F[u, W])
+            lam = F[u].w / (F[s].w + F[u].w)
             # owners not joined to u are at least their promise from u, and u's promise away;
             # when u is joined to many (a growing cluster too), ell = 0 holds for all owners
             nx = 0

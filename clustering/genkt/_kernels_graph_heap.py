@@ -28,11 +28,9 @@ from memmaint.clustering.genkt._kernels_common import (
     INF,
     KD2,
     KQ,
-    OID,
     THI,
     TLO,
     TSLOT,
-    WP,
     _tour_pull,
     kernel,
 )
@@ -129,10 +127,10 @@ def h_less(kind, EI, EF, I, a, b):
         return EF[a, EQ] < EF[b, EQ]
     if EF[a, ED2] != EF[b, ED2]:
         return EF[a, ED2] < EF[b, ED2]
-    a1 = I[EI[a, OWN], OID]
-    a2 = I[EI[a, TGT], OID]
-    b1 = I[EI[b, OWN], OID]
-    b2 = I[EI[b, TGT], OID]
+    a1 = I[EI[a, OWN]].oid
+    a2 = I[EI[a, TGT]].oid
+    b1 = I[EI[b, OWN]].oid
+    b2 = I[EI[b, TGT]].oid
     if min(a1, a2) != min(b1, b2):
         return min(a1, a2) < min(b1, b2)
     return max(a1, a2) < max(b1, b2)
@@ -324,7 +322,7 @@ def e_stale(EI, EF, I, GI, GF, F, e, key, scl):
     EI[e, ST] = STALE
     GI[t, HROOT] = h_insert(0, EI, EF, I, GI[t, HROOT], e)
     o = EI[e, OWN]
-    GF[t, GHW] = min(GF[t, GHW], F[o, WP])
+    GF[t, GHW] = min(GF[t, GHW], F[o].wp)
     GF[t, GHR] = min(GF[t, GHR], max(rho_eff(GF, o, scl), 0.0))
 
 

@@ -27,9 +27,7 @@ import math
 import numpy as np
 
 from memmaint.clustering.genkt._kernels_common import (
-    ALIVE,
     INF,
-    W,
     kernel,
 )
 from memmaint.clustering.genkt._kernels_graph_heap import (
@@ -158,7 +156,7 @@ def cell_query(qrow, piv, npiv, lo, hi, cc, T, I, GI, GF, chead, eps_t, radius, 
         k = chead[a]
         while k >= 0:
             if (k != skip and GI[k, MARK] != stamp and GI[k, LAST] != skip
-                    and I[k, ALIVE] == 1):
+                    and I[k].alive == 1):
                 h = GI[k, HOME]
                 lb = 0.0
                 for i in range(npiv):
@@ -301,7 +299,7 @@ def refill(j, x, R, S, scl, gap, B, C, T, lo, hi, cc, eps_t, chead, I, F, GI, GF
     for a in range(m):
         k = ck[a]
         if full or cv[a] < theta or tight_bound(cd[a]) * (1.0 - REL) < rho_eff(GF, k, scl) + S:
-            if F[k, W] > F[j, W]:  # the heavier end is the target: it is the one to move
+            if F[k].w > F[j].w:  # the heavier end is the target: it is the one to move
                 join(j, k, cd[a], I, F, GI, GF, EI, EF, st, scl)
                 tch[nt] = k
                 nt += 1

@@ -42,23 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from memmaint.clustering.genkt._kernels_common import (
-    CNT,
-    CQ,
-    HEAD,
     INF,
-    LEAF,
-    LEFT,
-    LNEXT,
-    MAXR,
-    N_FCOLS,
-    N_ICOLS,
-    NN,
-    NND2,
-    OID,
-    PARENT,
-    RIGHT,
-    SDIM,
-    SVAL,
     TOP,
     TSLOT,
     detach_pair,
@@ -68,6 +52,7 @@ from memmaint.clustering.genkt._kernels_common import (
     merge_into,
     set_nn,
     slot_init,
+    slots_new,
     tour_build,
     tour_update,
 )
@@ -95,16 +80,16 @@ def plane_cells(T, FN, nodes):
     C[0, 2] = INF
     C[0, 3] = INF
     for nd in range(nodes):  # children have larger ids than their parent
-        a = T[nd, LEFT]
+        a = T[nd].left
         if a < 0:
             continue
-        b = T[nd, RIGHT]
+        b = T[nd].right
         for k in range(4):
             C[a, k] = C[nd, k]
             C[b, k] = C[nd, k]
-        d = T[nd, SDIM]
-        C[a, 2 + d] = FN[nd, SVAL]
-        C[b, d] = FN[nd, SVAL]
+        d = T[nd].sdim
+        C[a, 2 + d] = FN[nd].sval
+        C[b, d] = FN[nd].sval
     return C
 
 
@@ -151,7 +136,7 @@ def _out2(x0, x1, C, nd):
 @kernel
 def _scan_leaf(i, x0, x1, x, I, T, nd, best, best_oid, bd):
     """Offer node nd's points to slot i's search (nearest by (dist2, id), below bd)."""
-    j = T[nd, HEAD]
+    j = T[nd].head
     while j >= 0:
         if j != i:
             t = x0 - x[j, 0]
@@ -159,11 +144,11 @@ def _scan_leaf(i, x0, x1, x, I, T, nd, best, best_oid, bd):
             if d2 <= bd:
                 t = x1 - x[j, 1]
                 d2 += t * t
-                if d2 < bd or (d2 == bd and I[j, OID] < best_oid):
+                if d2 < bd or (d2 == bd and I[j].oid < best_oid):
                     best = j
-                    best_oid = I[j, OID]
+                    best_oid = I[j].oid
                     bd = d2
-        j = I[j, LNEXT]
+        j = I[j].lnext
     return best, best_oid, bd
 
 
@@ -173,20 +158,20 @@ def plane_nn(i, x, I, T, B, C, R2, st_nd, st_lb):
     the siblings' subtrees on the way up, until nothing outside is near enough."""
     x0 = x[i, 0]
     x1 = x[i, 1]
-    best = I[i, NN] * 0 - 1
+    best = I[i].nn * 0 - 1
     best_oid = best
     bd = R2
-    child = I[i, LEAF]
+    child = I[i].leaf
     best, best_oid, bd = _scan_leaf(i, x0, x1, x, I, T, child, best, best_oid, bd)
-    nd = T[child, PARENT]
+    nd = T[child].parent
     while nd >= 0:
         out = _out2(x0, x1, C, child)
         if out > bd or (best_oid < 0 and out >= bd):
             break
-        sib = T[nd, LEFT]
+        sib = T[nd].left
         if sib == child:
-            sib = T[nd, RIGHT]
-        if T[sib, CNT] > 0:
+            sib = T[nd].right
+        if T[sib].cnt > 0:
             st_nd[0] = sib
             st_lb[0] = _lb2(x0, x1, B, sib)
             sp = 1
@@ -196,13 +181,13 @@ def plane_nn(i, x, I, T, B, C, R2, st_nd, st_lb):
                 lb = st_lb[sp]
                 if lb > bd or (lb == bd and best_oid < 0):
                     continue
-                if T[a, LEFT] < 0:
+                if T[a].left < 0:
                     best, best_oid, bd = _scan_leaf(i, x0, x1, x, I, T, a, best, best_oid, bd)
                     continue
-                c = T[a, LEFT]
-                d = T[a, RIGHT]
-                lc = _lb2(x0, x1, B, c) if T[c, CNT] > 0 else INF
-                ld = _lb2(x0, x1, B, d) if T[d, CNT] > 0 else INF
+                c = T[a].left
+                d = T[a].right
+                lc = _lb2(x0, x1, B, c) if T[c].cnt > 0 else INF
+                ld = _lb2(x0, x1, B, d) if T[d].cnt > 0 else INF
                 if lc < ld:  # the nearer child on top
                     c, d, lc, ld = d, c, ld, lc
                 if ld < INF:
@@ -214,7 +199,7 @@ def plane_nn(i, x, I, T, B, C, R2, st_nd, st_lb):
                     st_lb[sp] = lc
                     sp += 1
         child = nd
-        nd = T[nd, PARENT]
+        nd = T[nd].parent
     return best, bd
 
 
@@ -251,24 +236,24 @@ def plane_reverse(k, a0, a1, b0, b1, R2, x, I, F, tk, ti, size, T, FN, B, st_nd,
         sp -= 1
         nd = st_nd[sp]
         if st_fl[sp] == 1:
-            FN[nd, MAXR] = max(FN[T[nd, LEFT], MAXR], FN[T[nd, RIGHT], MAXR])
+            FN[nd].maxr = max(FN[T[nd].left].maxr, FN[T[nd].right].maxr)
             continue
         # (an empty node keeps its bound: bump_maxr relies on parents >= children)
-        if T[nd, CNT] == 0 or _lb2(k0, k1, B, nd) >= FN[nd, MAXR]:
+        if T[nd].cnt == 0 or _lb2(k0, k1, B, nd) >= FN[nd].maxr:
             continue
         if _slab_out(B, nd, k0, k1, ua0, ua1, uua, R2) or \
                 _slab_out(B, nd, k0, k1, ub0, ub1, uub, R2):
             continue
-        if T[nd, LEFT] >= 0:
+        if T[nd].left >= 0:
             st_nd[sp], st_fl[sp] = nd, 1
-            st_nd[sp + 1], st_fl[sp + 1] = T[nd, LEFT], 0
-            st_nd[sp + 2], st_fl[sp + 2] = T[nd, RIGHT], 0
+            st_nd[sp + 1], st_fl[sp + 1] = T[nd].left, 0
+            st_nd[sp + 2], st_fl[sp + 2] = T[nd].right, 0
             sp += 3
             continue
         m = -1.0
-        r = T[nd, HEAD]
+        r = T[nd].head
         while r >= 0:
-            nn2 = F[r, NND2]
+            nn2 = F[r].nnd2
             if r != k:
                 t = x[r, 0] - k0
                 d2 = t * t
@@ -280,8 +265,8 @@ def plane_reverse(k, a0, a1, b0, b1, R2, x, I, F, tk, ti, size, T, FN, B, st_nd,
                         tour_update(tk, ti, size, r, I, F)
                         nn2 = d2
             m = max(m, nn2)
-            r = I[r, LNEXT]
-        FN[nd, MAXR] = m
+            r = I[r].lnext
+        FN[nd].maxr = m
 
 
 @kernel
@@ -290,8 +275,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
     outputs as ``_kernels.cluster``: (lo_id, hi_id, q, dist2) of every merge and the final
     objects' (ids, weights, positions) in slot order."""
     n = x.shape[0]
-    I = np.full((n, N_ICOLS), -1, dtype=np.int64)
-    F = np.zeros((n, N_FCOLS))
+    I, F = slots_new(n)
     T, FN, B, nodes, depth, perm = tree_build(x, leaf_size, I)
     permute_rows(x, perm)
     C = plane_cells(T, FN, nodes)
@@ -322,11 +306,11 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
     steps = np.int64(0)  # (not a literal: see _kernels_common's merge step)
     while steps < m_max:
         s = ti[TOP, TSLOT]
-        if s < 0 or I[s, NN] < 0:
+        if s < 0 or I[s].nn < 0:
             break
         step = steps
-        t = I[s, NN]
-        q, d2 = F[s, CQ], F[s, NND2]
+        t = I[s].nn
+        q, d2 = F[s].cq, F[s].nnd2
         steps += 1
         nL = detach_pair(s, t, R2, I, F, L)  # slots whose neighbour dies, listed in L
         a0 = x[s, 0]
@@ -344,7 +328,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
         k0 = x[s, 0]
         k1 = x[s, 1]
         if reverse:
-            bump_maxr(T, FN, I[s, LEAF], F[s, NND2])
+            bump_maxr(T, FN, I[s].leaf, F[s].nnd2)
             if not ((k0 == a0 and k1 == a1) or (k0 == b0 and k1 == b1)):
                 plane_reverse(s, a0, a1, b0, b1, R2, x, I, F, tk, ti, size, T, FN, B,
                               st_nd, st_fl)
@@ -353,7 +337,7 @@ def plane_cluster(x, w, twop, R2, rec, leaf_size, max_steps):
             b, bd = plane_nn(r, x, I, T, B, C, R2, st_nd, st_lb)
             set_nn(r, b, bd, I, F)
             if reverse:
-                bump_maxr(T, FN, I[r, LEAF], F[r, NND2])
+                bump_maxr(T, FN, I[r].leaf, F[r].nnd2)
             tour_update(tk, ti, size, r, I, F)
 
     return loop_result(hist, steps, I, F, x)

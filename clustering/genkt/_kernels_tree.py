@@ -8,28 +8,13 @@ from __future__ import annotations
 import numpy as np
 
 from memmaint.clustering.genkt._kernels_common import (
-    CNT,
-    CRR,
-    HEAD,
     INF,
     LAZY,
-    LEAF,
-    LEFT,
-    LNEXT,
-    LPREV,
-    MAXR,
-    N_TCOLS,
-    NN,
-    NND2,
-    OID,
-    PARENT,
-    RIGHT,
-    SDIM,
-    SVAL,
     accept,
     box_lb,
     copy_row,
     kernel,
+    nodes_new,
 )
 
 
@@ -76,8 +61,7 @@ def tree_build(x, leaf_size, I):
     n = x.shape[0]
     D = x.shape[1]
     cap = 2 * n + 1  # every split leaves both sides non-empty
-    T = np.full((cap, N_TCOLS), -1, dtype=np.int64)
-    FN = np.zeros((cap, 2))
+    T, FN = nodes_new(cap, np.int64(-1))
     B = np.empty((cap, 2 * D))
     perm = np.arange(n)
     vals = np.empty(n)
@@ -93,7 +77,7 @@ def tree_build(x, leaf_size, I):
         sp -= 1
         nd, s, e, dep = st[sp, 0], st[sp, 1], st[sp, 2], st[sp, 3]
         depth = max(depth, dep)
-        T[nd, CNT] = e - s
+        T[nd].cnt = e - s
         dim = -1
         spread = 0.0
         for k in range(D):  # bounding box; split the widest side
@@ -109,11 +93,11 @@ def tree_build(x, leaf_size, I):
                 spread = mx - mn
                 dim = k
         if e - s <= leaf_size or dim < 0:  # leaf; slots are positions in perm
-            T[nd, HEAD] = s
+            T[nd].head = s
             for a in range(s, e):
-                I[a, LEAF] = nd
-                I[a, LPREV] = a - 1 if a > s else -1
-                I[a, LNEXT] = a + 1 if a + 1 < e else -1
+                I[a].leaf = nd
+                I[a].lprev = a - 1 if a > s else -1
+                I[a].lnext = a + 1 if a + 1 < e else -1
             continue
         for a in range(s, e):
             vals[a - s] = x[perm[a], dim]
@@ -132,12 +116,12 @@ def tree_build(x, leaf_size, I):
                 b += 1
         left = nodes
         nodes += 2
-        T[nd, LEFT] = left
-        T[nd, RIGHT] = left + 1
-        T[nd, SDIM] = dim
-        T[left, PARENT] = nd
-        T[left + 1, PARENT] = nd
-        FN[nd, SVAL] = v
+        T[nd].left = left
+        T[nd].right = left + 1
+        T[nd].sdim = dim
+        T[left].parent = nd
+        T[left + 1].parent = nd
+        FN[nd].sval = v
         st[sp, 0], st[sp, 1], st[sp, 2], st[sp, 3] = left + 1, b, e, dep + 1
         st[sp + 1, 0], st[sp + 1, 1], st[sp + 1, 2], st[sp + 1, 3] = left, s, b, dep + 1
         sp += 2
@@ -173,88 +157,88 @@ def tree_insert(sl, x, I, T, FN, B):
     D = x.shape[1]
     nd = 0
     while True:
-        T[nd, CNT] += 1
+        T[nd].cnt += 1
         for k in range(D):
             B[nd, k] = min(B[nd, k], x[sl, k])
             B[nd, D + k] = max(B[nd, D + k], x[sl, k])
-        if T[nd, LEFT] < 0:
+        if T[nd].left < 0:
             break
-        nd = T[nd, LEFT] if x[sl, T[nd, SDIM]] < FN[nd, SVAL] else T[nd, RIGHT]
-    h = T[nd, HEAD]
-    I[sl, LNEXT] = h
-    I[sl, LPREV] = -1
+        nd = T[nd].left if x[sl, T[nd].sdim] < FN[nd].sval else T[nd].right
+    h = T[nd].head
+    I[sl].lnext = h
+    I[sl].lprev = -1
     if h >= 0:
-        I[h, LPREV] = sl
-    T[nd, HEAD] = sl
-    I[sl, LEAF] = nd
+        I[h].lprev = sl
+    T[nd].head = sl
+    I[sl].leaf = nd
 
 
 @kernel
 def tree_delete(sl, x, I, T, B):
     """Unlink slot sl; shrink the bounding boxes up the path while they change."""
     D = x.shape[1]
-    nd = I[sl, LEAF]
-    nx = I[sl, LNEXT]
-    pv = I[sl, LPREV]
+    nd = I[sl].leaf
+    nx = I[sl].lnext
+    pv = I[sl].lprev
     if pv >= 0:
-        I[pv, LNEXT] = nx
+        I[pv].lnext = nx
     else:
-        T[nd, HEAD] = nx
+        T[nd].head = nx
     if nx >= 0:
-        I[nx, LPREV] = pv
+        I[nx].lprev = pv
     for k in range(D):
         B[nd, k] = INF
         B[nd, D + k] = -INF
-    j = T[nd, HEAD]
+    j = T[nd].head
     while j >= 0:
         for k in range(D):
             B[nd, k] = min(B[nd, k], x[j, k])
             B[nd, D + k] = max(B[nd, D + k], x[j, k])
-        j = I[j, LNEXT]
-    T[nd, CNT] -= 1
+        j = I[j].lnext
+    T[nd].cnt -= 1
     changed = True
-    nd = T[nd, PARENT]
+    nd = T[nd].parent
     while nd >= 0:
-        T[nd, CNT] -= 1
+        T[nd].cnt -= 1
         if changed:
-            a = T[nd, LEFT]
-            b = T[nd, RIGHT]
+            a = T[nd].left
+            b = T[nd].right
             changed = False
             for k in range(2 * D):
                 v = min(B[a, k], B[b, k]) if k < D else max(B[a, k], B[b, k])
                 if v != B[nd, k]:
                     changed = True
                     B[nd, k] = v
-        nd = T[nd, PARENT]
+        nd = T[nd].parent
 
 
 @kernel
 def rev_radius(F, s):
     """Reverse radius^2 of slot s: the reverse query must reach it within this."""
-    return max(F[s, NND2], F[s, CRR])
+    return max(F[s].nnd2, F[s].crr)
 
 
 @kernel
 def bump_maxr(T, FN, nd, v):
     """Make every ancestor's reverse-radius bound at least v (bounds only ever over-cover)."""
-    while nd >= 0 and FN[nd, MAXR] < v:
-        FN[nd, MAXR] = v
-        nd = T[nd, PARENT]
+    while nd >= 0 and FN[nd].maxr < v:
+        FN[nd].maxr = v
+        nd = T[nd].parent
 
 
 @kernel
 def tree_tighten_all(I, F, T, FN, nodes):
     """Exact bounds, children before parents (children have larger ids)."""
     for nd in range(nodes - 1, -1, -1):
-        if T[nd, LEFT] < 0:
+        if T[nd].left < 0:
             m = -1.0
-            j = T[nd, HEAD]
+            j = T[nd].head
             while j >= 0:
                 m = max(m, rev_radius(F, j))
-                j = I[j, LNEXT]
-            FN[nd, MAXR] = m
+                j = I[j].lnext
+            FN[nd].maxr = m
         else:
-            FN[nd, MAXR] = max(FN[T[nd, LEFT], MAXR], FN[T[nd, RIGHT], MAXR])
+            FN[nd].maxr = max(FN[T[nd].left].maxr, FN[T[nd].right].maxr)
 
 
 
@@ -306,7 +290,7 @@ def tree_nn(i, x, ev, use_cos, cos_cut, R2, I, T, B, hn, hl, budget, skip2):
     the smallest bound left: nothing nearer is eligible. Points nearer than sqrt(skip2) are
     known to be ineligible (a resumed lazy search) and are not checked again.
     """
-    best = I[i, NN] * 0 - 1
+    best = I[i].nn * 0 - 1
     best_oid = best
     bd = R2
     D = x.shape[1]
@@ -317,23 +301,23 @@ def tree_nn(i, x, ev, use_cos, cos_cut, R2, I, T, B, hn, hl, budget, skip2):
         if hl[0] > bd or (best_oid < 0 and hl[0] >= bd):
             break
         size = _heap_pop(hn, hl, size)
-        if T[nd, LEFT] >= 0:
-            for c in range(T[nd, LEFT], T[nd, LEFT] + 2):  # siblings are adjacent
-                if T[c, CNT] > 0:
+        if T[nd].left >= 0:
+            for c in range(T[nd].left, T[nd].left + 2):  # siblings are adjacent
+                if T[c].cnt > 0:
                     lb = box_lb(x, i, B, c)
                     if lb < bd or (lb == bd and best_oid >= 0):
                         size = _heap_push(hn, hl, size, c, lb)
             continue
-        j = T[nd, HEAD]
+        j = T[nd].head
         while j >= 0:
             if j != i:
                 scanned += 1
                 d2 = accept(x, x, D, ev, use_cos, cos_cut, I, i, j, best_oid, bd, skip2)
                 if d2 >= 0.0:
                     best = j
-                    best_oid = I[j, OID]
+                    best_oid = I[j].oid
                     bd = d2
-            j = I[j, LNEXT]
+            j = I[j].lnext
         if best_oid < 0 and scanned >= budget and size > 0 and hl[0] < R2:
             return best * 0 + LAZY, hl[0], scanned
     return best, bd, scanned
