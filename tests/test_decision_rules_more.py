@@ -330,3 +330,23 @@ def test_a_paraphrase_opening_with_another_name_is_another_subject():
                       Clause("Mia asked Sven for help with her bake sale.", v)) is None
     assert paraphrase(Clause("Mia took a taxi to the airport.", v),
                       Clause("Mia took a cab to the airport.", v))
+
+
+def test_one_place_under_its_usual_names_is_one_place():
+    from memmaint.maintenance.agents.coverage import canonical_places, coverage
+
+    assert canonical_places("Parcels to Great Britain take a week.") == \
+        "Parcels to the UK take a week."
+    assert canonical_places("The U.S. team meets in NYC.") == "the US team meets in New York."
+    assert coverage("Express parcels to Britain arrive next day.",
+                    "Express parcels to the United Kingdom arrive next day.").covered
+    found = relation(statement("Amir's office is in the United Kingdom."),
+                     statement("Amir's office is in Britain."), 0.9)
+    assert found is None or found.kind != "change"  # not a move from one to the other
+
+
+def test_a_fact_said_after_the_verb_is_not_only_the_subject_in_common():
+    """"The user has a son." is refined by "The user has a son, Theo, aged 4": with the
+    generic holder left out, the son is what the two share, not their subject."""
+    assert same_fact("The user has a son.", "The user has a son, Theo, who is 4.", 0.74)
+    assert not same_fact("The user has a son.", "The user has a cat, Theo, who is 4.", 0.74)

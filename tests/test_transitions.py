@@ -61,3 +61,12 @@ def test_the_value_is_read_whole():
     assert why is not None and "20.1" in why and "18.12" in why
     assert _spelt("The office is on the 3rd floor.", "The office moved up to the third floor.") \
         is None  # the same floor in another form
+
+
+def test_a_move_of_someone_else_the_memory_names_is_no_move_of_the_holder():
+    """"User mentioned that their brother is based in Leeds" says where the brother is; "The
+    user moved to a flat on Mill Road" does not retire it."""
+    assert _spelt("User mentioned that their brother is based in Leeds.",
+                  "The user moved to a flat on Mill Road last month.", 0.5) is None
+    assert _spelt("The user lives on Elm Street.",
+                  "The user moved to a flat on Mill Road last month.", 0.5)

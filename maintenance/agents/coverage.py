@@ -219,6 +219,36 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
     return out
 
 
+#: Nouns for people and animals someone has: "Tom's sister" is another holder than Tom.
+ENTITIES = frozenset(stem(w) for w in (
+    "sister", "brother", "mother", "father", "mom", "dad", "parent", "parents", "wife",
+    "husband", "partner", "son", "daughter", "child", "children", "kid", "kids", "friend",
+    "boss", "manager", "colleague", "coworker", "team", "dog", "cat", "pet", "pup", "puppy",
+    "kitten", "horse", "bird", "turtle", "hamster", "rabbit", "neighbour",
+    "neighbor", "landlord", "doctor", "client", "customer", "company", "family", "baby",
+    "grandmother", "grandfather", "aunt", "uncle", "cousin", "roommate", "fiance", "fiancee"))
+
+
+#: Names of one place written several ways, read as one ("Britain" / "the UK").
+_PLACE_ALIASES = tuple((re.compile(pattern), canonical) for pattern, canonical in (
+    ((r"\b(?:(?i:the)\s+)?(?:United Kingdom|Great Britain|Britain|UK)\b|"
+     r"\b(?:(?i:the)\s+)?U\.K\.(?=\W|$)"), "the UK"),
+    ((r"\b(?:(?i:the)\s+)?(?:United States of America|United States|USA|US)\b|"
+     r"\b(?:(?i:the)\s+)?U\.S\.(?:A\.)?(?=\W|$)"), "the US"),
+    (r"\b(?:New York City|NYC)\b", "New York"),
+    (r"\b(?:(?i:the)\s+)?(?:European Union|EU)\b", "the EU"),
+    (r"\b(?:(?i:the)\s+)?(?:United Arab Emirates|UAE)\b", "the UAE"),
+))
+
+
+def canonical_places(text: str) -> str:
+    """``text`` with the usual names of one place written one way ("Standard delivery to
+    Britain" -> "... to the UK"), so that the readers compare places, not spellings."""
+    for pattern, canonical in _PLACE_ALIASES:
+        text = pattern.sub(canonical, text)
+    return text
+
+
 def units(text: str) -> list[Unit]:
     """The content units of ``text`` in reading order (see the module docstring)."""
     return list(_units(text))
@@ -226,7 +256,7 @@ def units(text: str) -> list[Unit]:
 
 @functools.lru_cache(maxsize=1 << 15)
 def _units(text: str) -> tuple[Unit, ...]:
-    toks = _tokens(text)
+    toks = _tokens(canonical_places(text))
     out: list[Unit] = []
     i = 0
     while i < len(toks):

@@ -128,7 +128,12 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
         return None
     sa, sb = set(ca), set(cb)
     shared = {w for w in sa if _fuzzy_in(w, sb)}
-    if not (shared - {ca[0]}) or not (shared - {cb[0]}):
+    st_a, st_b = statement(a_text), statement(b_text)
+    va, vb = _verb_index(a_text, ua, st_a.verb), _verb_index(b_text, ub, st_b.verb)
+    # the first content word is the subject unless the verb comes first ("The user has a
+    # daughter": "user" is no content word, "daughter" is what is said)
+    lead_a, lead_b = set(ca[:1]) if va else set(), set(cb[:1]) if vb else set()
+    if not (shared - lead_a) or not (shared - lead_b):
         return None  # only the subject in common
     missing = sa - shared
     extra = {w for w in sb if not _fuzzy_in(w, sa)}
@@ -142,13 +147,11 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
         # reworded activity, attitude or report, is another fact ("Nate practices for
         # tournaments" / "Nate is participating in a tournament that he finds intense")
         return None
-    st_a, st_b = statement(a_text), statement(b_text)
     if _lead_name_differs(a_text, b_text):
         return None  # "Jon lost his job at Door Dash" / "Gina lost her job at Door Dash"
     if _subjects_differ(st_a, st_b, sa, sb) or (ca[0] not in sb and cb[0] not in sa
                                                  and not (st_a.holder and st_b.holder)):
         return None  # two subjects ("Sam is a coach" / "Ana is a coach")
-    va, vb = _verb_index(a_text, ua, st_a.verb), _verb_index(b_text, ub, st_b.verb)
     if ca[va:] and not (set(ca[va:]) & shared):
         return None  # its predicate says something else ("hates baths" / "is scared of")
     if _predicate_reworded(ca[va:], missing) and len(extra) > len(missing):

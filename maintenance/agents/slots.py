@@ -34,7 +34,7 @@ from memmaint.maintenance.agents.conflicts import (
     subject_similarity,
     value_differences,
 )
-from memmaint.maintenance.agents.coverage import stem
+from memmaint.maintenance.agents.coverage import ENTITIES, canonical_places, stem
 from memmaint.maintenance.agents.provenance import without_openers
 from memmaint.maintenance.agents.transitions import transition
 
@@ -221,7 +221,7 @@ def _names(token: str) -> list[str]:
 def statement(text: str) -> Statement:
     """The :class:`Statement` of one memory text (read without the framing that opens a note:
     :func:`~memmaint.maintenance.agents.provenance.without_openers`)."""
-    toks = _TOKEN.findall(without_openers(text).replace("’", "'"))
+    toks = _TOKEN.findall(canonical_places(without_openers(text)).replace("’", "'"))
     holder = ""
     slots: set[tuple[str, str, str]] = set()
     names: set[str] = set()
@@ -335,14 +335,6 @@ def _modifiers(owner: str, subject_words: list[str]) -> frozenset[str]:
 
 #: Possessed nouns that name another holder ("Tom's *sister*", "Maya's *dog*"), not an
 #: attribute of the owner ("Dmitri's phone *contract*", "Sofia's work *laptop*"); stems.
-ENTITIES = frozenset(stem(w) for w in (
-    "sister", "brother", "mother", "father", "mom", "dad", "parent", "parents", "wife",
-    "husband", "partner", "son", "daughter", "child", "children", "kid", "kids", "friend",
-    "boss", "manager", "colleague", "coworker", "team", "dog", "cat", "pet", "pup", "puppy",
-    "kitten", "horse", "bird", "turtle", "hamster", "rabbit", "neighbour",
-    "neighbor", "landlord", "doctor", "client", "customer", "company", "family", "baby",
-    "grandmother", "grandfather", "aunt", "uncle", "cousin", "roommate", "fiance", "fiancee"))
-
 
 def same_holder(a: str, b: str) -> bool:
     """Whether two holders are one: equal, or one is the other's owner ("Lukas's home" /

@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable
 
 from memmaint.maintenance.agents.conflicts import extract
-from memmaint.maintenance.agents.coverage import NOT_NAMES, fuzzy_in, stem, units
+from memmaint.maintenance.agents.coverage import ENTITIES, NOT_NAMES, fuzzy_in, stem, units
 
 SameHolder = Callable[[str, str], bool]
 
@@ -180,6 +180,8 @@ def _holders_differ(old: str, new: str, old_holder: str, new_holder: str,
     opener = _lead_absent(old, new) | _lead_absent(new, old)
     if opener and not opener <= left:
         return True
+    if (_keys(old) ^ _keys(new)) & ENTITIES:
+        return True  # "their brother is based in New York" / "The user moved to a flat"
     a, b = _subject(old_holder), _subject(new_holder)
     if not a or not b or same_holder(a, b) or a.split("/")[-1] == b.split("/")[-1] == "user":
         return False
