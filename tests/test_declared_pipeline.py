@@ -198,3 +198,21 @@ def test_architecture_md_shows_the_declared_pipeline():
     assert shown == pipeline_table(), (
         "docs/architecture.md's pipeline table is out of date: paste "
         "memmaint.maintenance.job.pipeline.pipeline_table()")
+
+
+def test_the_merge_history_reaches_the_plan(store):
+    """``plan.report["joined"]``: for every decided memory of a namespace with a merge
+    history, the step and distance of the clusterer's merge that first joined it: the
+    report's ``joined``, carried to the plan (and so to a plan file)."""
+    from memmaint.maintenance.plan.model import Merge
+
+    plans = []
+    report = run_job(store, config_from_dict(CONFIG), now=NOW, dry_run=True,
+                     plan_sink=plans.append)
+    (the_plan,) = plans
+    joined = the_plan.report["joined"]
+    assert joined and joined == report.primary.joined
+    merged = {f"{c.namespace}\x1f{mid}" for c, a in the_plan.actions()
+              if isinstance(a, Merge) for mid in a.source_ids}
+    assert merged and merged <= set(joined)
+    assert all(step >= 0 and dist >= 0 for step, dist in joined.values())

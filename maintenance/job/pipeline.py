@@ -177,7 +177,9 @@ PIPELINE: tuple[Stage, ...] = (
           "`job.executors.plan_on`", ("plan",)),
     Stage("cap and route", steps.cap_and_route,
           "`agents.cap.cap_and_route` over the whole pool; the configuration's outcome, "
-          "with `joined` from the merge history", ("plan",)),
+          "with `joined` from the merge history (step and distance of the merge that "
+          "joined each decided memory), carried to the plan as `plan.report[\"joined\"]`",
+          ("plan",)),
     Stage("shadow", shadow,
           "a shadow configuration: reduce and cluster through cap and route again, "
           "recorded, never applied", ("shadow reduce", "shadow cluster", "shadow plan")),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -377,7 +378,11 @@ def plan(state: RunState) -> None:
 
 def cap_and_route(state: RunState) -> None:
     """``agents.max_active`` (the cap) over the whole pool, the routing tables kept with the
-    run, and this configuration's outcome for the report. Timed as planning."""
+    run, and this configuration's outcome for the report. The merge history reaches the plan
+    here: ``plan.report["joined"]`` is the outcome's ``joined`` (``namespace\x1fid`` ->
+    [step, distance] of the clusterer's merge that first joined each decided memory to
+    another), so a plan file says why its memories were planned together. Timed as
+    planning."""
     from memmaint.maintenance.agents.cap import cap_and_route as cap_route
 
     whole, clustered, agents = state.whole, state.clustered, state.agents
@@ -394,6 +399,9 @@ def cap_and_route(state: RunState) -> None:
     if state.agents_config is not None and state.agents_config is not state.config:
         outcome.warnings.append("planned with the primary configuration's agents")
     state.outcome = outcome
+    if outcome.joined:  # the merge history, carried to the plan: why these were together
+        state.plan = replace(state.plan, report={**state.plan.report,
+                                                 "joined": dict(outcome.joined)})
     if state.plan_sink is not None:
         state.plan_sink(state.plan)
     if state.report is not None and state.name == "primary":
