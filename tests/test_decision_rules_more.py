@@ -350,3 +350,14 @@ def test_a_fact_said_after_the_verb_is_not_only_the_subject_in_common():
     generic holder left out, the son is what the two share, not their subject."""
     assert same_fact("The user has a son.", "The user has a son, Theo, who is 4.", 0.74)
     assert not same_fact("The user has a son.", "The user has a cat, Theo, who is 4.", 0.74)
+
+
+def test_a_report_of_someone_s_words_is_read_as_what_they_said():
+    from memmaint.maintenance.agents.provenance import reported_fact
+
+    assert reported_fact("User mentioned that their sister is based in Oslo.") == \
+        "the user's sister is based in Oslo."
+    assert reported_fact("Priya said she loves climbing.") == "Priya loves climbing."
+    assert statement("User mentioned that their sister is based in Oslo.").holder == \
+        statement("The user's sister lives in Oslo.").holder
+    assert reported_fact("The user's sister lives in Oslo.") == "The user's sister lives in Oslo."

@@ -55,7 +55,7 @@ def fact_core(text: str) -> str:
         if stripped == out:
             break
         out = stripped
-    out = _REMARKS.sub("", out)
+    out = reported_fact(_REMARKS.sub("", out))
     return re.sub(r"\s{2,}", " ", out).strip(" \t,;:-–—")
 
 
@@ -73,10 +73,34 @@ def without_openers(text: str) -> str:
     return out if out.strip() else text
 
 
+#: "User mentioned that ...", "Oskar said ...": who said it, then what was said.
+_REPORTED = re.compile(r"^\s*((?:the )?user|(?-i:[A-Z][a-z]+))\s+(?:said|says|mentioned|mentions|"
+                       r"noted|notes|explained|explains|told (?:me|us|the \w+))\s+(?:that\s+)?"
+                       r"(?=\S)", re.IGNORECASE)
+_PRONOUN_OWNER = re.compile(r"\b(?:their|his|her|my)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def reported_fact(text: str) -> str:
+    """What a report of someone's words says, said of them: "User mentioned that their
+    brother is based in Leeds" -> "the user's brother is based in Leeds", "Oskar said
+    Radiohead is his favourite band" -> "Radiohead is Oskar's favourite band"; other text
+    unchanged. Who said it is provenance; what they said is the fact."""
+    found = _REPORTED.match(text)
+    if found is None:
+        return text
+    speaker = found.group(1)
+    speaker = "the user" if speaker.lower().endswith("user") else speaker
+    rest = text[found.end():]
+    rest = _PRONOUN_OWNER.sub(f"{speaker}'s", rest)
+    rest = re.sub(r"^(?:they|he|she|I)\b", speaker, rest)
+    return rest[:1].upper() + rest[1:] if rest[:1].islower() and speaker[0].isupper() else rest
+
+
 def says_only_provenance(text: str) -> bool:
     """Whether ``text`` carries no word beyond where it came from ("Keep this in answers.",
     "Grace confirmed it in Slack.")."""
     return not re.search(r"[A-Za-z0-9]", fact_core(text))
 
 
-__all__ = ["fact_core", "says_only_provenance", "without_openers"]
+__all__ = ["fact_core", "reported_fact", "says_only_provenance", "without_openers"]
