@@ -361,3 +361,19 @@ def test_a_report_of_someone_s_words_is_read_as_what_they_said():
     assert statement("User mentioned that their sister is based in Oslo.").holder == \
         statement("The user's sister lives in Oslo.").holder
     assert reported_fact("The user's sister lives in Oslo.") == "The user's sister lives in Oslo."
+
+
+def test_two_reports_each_on_its_own_date_are_two_events():
+    found = relation(statement("On 4 March the team moved the archive to a new server."),
+                     statement("On 9 April the team moved the archive to tape."), 0.8)
+    assert found is not None and found.kind == "distinct"
+    found = relation(statement("The review is on 4 March."),
+                     statement("The review was postponed to 9 April."), 0.7)
+    assert found is not None and found.kind == "change"  # a date that changed says so
+
+
+def test_cuisine_and_food_are_one_word():
+    from memmaint.maintenance.agents.coverage import coverage
+
+    assert coverage("Ayla's favourite cuisine is Korean.",
+                    "Favourite food of Ayla: Korean, especially bibimbap.").covered

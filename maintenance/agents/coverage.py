@@ -125,7 +125,9 @@ _SYNONYM_GROUPS = (
     ("child", "kid"), ("mother", "mom", "mum"), ("father", "dad"),
     ("photo", "picture", "pic", "photograph"), ("movie", "film"), ("start", "begin"),
     ("buy", "purchase"), ("big", "large"), ("tv", "television"), ("car", "automobile"),
-    ("happy", "glad"), ("talk", "speak"), ("job", "employment"),
+    ("happy", "glad"), ("talk", "speak"), ("job", "employment"), ("cuisine", "food"),
+    ("yearly", "annual", "annually"), ("monthly", "month"), ("hour", "hr", "hrs"),
+    ("minute", "min", "mins"),
 )
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th|s)?\b|[A-Za-z][A-Za-z'’]*|[.!?;:]")

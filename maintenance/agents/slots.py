@@ -453,8 +453,12 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
     if not diffs:
         return None
     kinds = {d.split(" ", 1)[0] for d in diffs}
-    if kinds <= {"date", "weekday", "number"} and "date" in kinds and (a.past or b.past) \
-            and not (a.update_word or b.update_word):
+    if kinds <= {"date", "weekday", "number"} and "date" in kinds and (
+            (a.past or b.past) and not (a.update_word or b.update_word)
+            or a.past and b.past):
+        # two reports each on its own date are two events ("On 30 June the user moved the
+        # backups to a disk" / "On 2 July ... to cloud storage"); a date that changed says
+        # so ("postponed to 2 June": a transition, read above)
         return Relation("distinct", f"different events ({'; '.join(diffs)})")
     return Relation("change", "; ".join(diffs))
 
