@@ -333,11 +333,11 @@ def test_a_paraphrase_opening_with_another_name_is_another_subject():
 
 
 def test_one_place_under_its_usual_names_is_one_place():
-    from memmaint.maintenance.agents.coverage import canonical_places, coverage
+    from memmaint.maintenance.agents.coverage import canonical_forms, coverage
 
-    assert canonical_places("Parcels to Great Britain take a week.") == \
+    assert canonical_forms("Parcels to Great Britain take a week.") == \
         "Parcels to the UK take a week."
-    assert canonical_places("The U.S. team meets in NYC.") == "the US team meets in New York."
+    assert canonical_forms("The U.S. team meets in NYC.") == "the US team meets in New York."
     assert coverage("Express parcels to Britain arrive next day.",
                     "Express parcels to the United Kingdom arrive next day.").covered
     found = relation(statement("Amir's office is in the United Kingdom."),
@@ -377,3 +377,28 @@ def test_cuisine_and_food_are_one_word():
 
     assert coverage("Ayla's favourite cuisine is Korean.",
                     "Favourite food of Ayla: Korean, especially bibimbap.").covered
+
+
+def test_two_standing_facts_naming_the_same_things_are_one_fact():
+    """"parcels to Canada go out via DHL Express" / "DHL Express handles Canada orders": the
+    same names, reordered, at a high cosine; a word after a name in the same order that
+    differs ("orders" / "returns"), other names, or what a named person did are not."""
+    assert same_fact("parcels to Canada go out via DHL Express",
+                     "DHL Express handles Canada orders", 0.82)
+    assert not same_fact("DHL Express handles Canada orders",
+                         "DHL Express handles Canada returns", 0.86)
+    assert not same_fact("DHL Express handles Canada orders",
+                         "DHL Express handles Mexico orders", 0.9)
+    from memmaint.maintenance.agents.coverage import units
+    from memmaint.maintenance.agents.samefact import _same_names
+
+    a, b = ("Ravi talked to a friend who is a Star Wars fan about the quiz.",
+            "Ravi is working on a Star Wars fan quiz with friends.")
+    assert _same_names(a, b, units(a), units(b), 0.82) is None
+
+
+def test_working_days_are_business_days():
+    from memmaint.maintenance.agents.coverage import coverage
+
+    assert coverage("Refunds land within 5 working days.",
+                    "Refunds land within 5 business days.").covered

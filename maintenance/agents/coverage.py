@@ -231,7 +231,8 @@ ENTITIES = frozenset(stem(w) for w in (
     "grandmother", "grandfather", "aunt", "uncle", "cousin", "roommate", "fiance", "fiancee"))
 
 
-#: Names of one place written several ways, read as one ("Britain" / "the UK").
+#: Names of one place written several ways, read as one ("Britain" / "the UK"), and "working
+#: days" as "business days".
 _PLACE_ALIASES = tuple((re.compile(pattern), canonical) for pattern, canonical in (
     ((r"\b(?:(?i:the)\s+)?(?:United Kingdom|Great Britain|Britain|UK)\b|"
      r"\b(?:(?i:the)\s+)?U\.K\.(?=\W|$)"), "the UK"),
@@ -240,12 +241,14 @@ _PLACE_ALIASES = tuple((re.compile(pattern), canonical) for pattern, canonical i
     (r"\b(?:New York City|NYC)\b", "New York"),
     (r"\b(?:(?i:the)\s+)?(?:European Union|EU)\b", "the EU"),
     (r"\b(?:(?i:the)\s+)?(?:United Arab Emirates|UAE)\b", "the UAE"),
+    (r"\b(?i:working|work)(?=\s+(?i:days?)\b)", "business"),
 ))
 
 
-def canonical_places(text: str) -> str:
+def canonical_forms(text: str) -> str:
     """``text`` with the usual names of one place written one way ("Standard delivery to
-    Britain" -> "... to the UK"), so that the readers compare places, not spellings."""
+    Britain" -> "... to the UK") and "working days" as "business days", so that the readers
+    compare places and periods, not spellings."""
     for pattern, canonical in _PLACE_ALIASES:
         text = pattern.sub(canonical, text)
     return text
@@ -258,7 +261,7 @@ def units(text: str) -> list[Unit]:
 
 @functools.lru_cache(maxsize=1 << 15)
 def _units(text: str) -> tuple[Unit, ...]:
-    toks = _tokens(canonical_places(text))
+    toks = _tokens(canonical_forms(text))
     out: list[Unit] = []
     i = 0
     while i < len(toks):

@@ -80,7 +80,8 @@ def anchors_agree(ua: Sequence[Unit], ub: Sequence[Unit]) -> str | None:
     for u in ua:
         if u.kind not in _ANCHORS or (u.kind, u.key) in anchors_b:
             continue
-        if u.kind == "name" and u.key in words_b:  # a sentence-initial name is a "word"
+        if u.kind == "name" and (u.key in words_b or stem(u.key) in words_b):
+            # a sentence-initial name is a "word", stemmed ("USPS" -> "usp")
             continue
         return f"{u.kind} {u.text!r} only in one"
     return None
@@ -123,6 +124,8 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
         return None
     from memmaint.maintenance.agents.slots import relation, statement
 
+    if cosine >= SAME_NAMES_COSINE and (why := _same_names(a_text, b_text, ua, ub, cosine)):
+        return why
     ca, cb = _content(ua), _content(ub)
     if not ca or not cb:
         return None
@@ -242,6 +245,50 @@ def _verb_index(text: str, us: Sequence[Unit], verb: str) -> int:
             break
         k, pos = k + 1, at + len(u.text)
     return k
+
+
+#: Cosine from which two clauses naming the same things (two names or more, the same numbers)
+#: state one fact however their other words run ("shipments to Britain go out via USPS
+#: Priority" / "USPS Priority handles United Kingdom orders", 0.81).
+SAME_NAMES_COSINE = 0.8
+
+
+def _names_of(us: Sequence[Unit], other: Sequence[Unit]) -> set[str]:
+    """The names of a clause, stemmed; its opening word counts when the other names it."""
+    names = {stem(u.key) for u in us if u.kind == "name"}
+    other_names = {stem(u.key) for u in other if u.kind == "name"}
+    if us and us[0].kind == "word" and us[0].text[:1].isupper() and us[0].key in other_names:
+        names.add(us[0].key)
+    return names
+
+
+def _same_names(a: str, b: str, ua: Sequence[Unit], ub: Sequence[Unit],
+                cosine: float) -> str | None:
+    """Why two clauses that name the same things state one fact (:data:`SAME_NAMES_COSINE`):
+    the same two or more names, the same numbers and dates both ways, one subject, nothing
+    substituted and no value changed."""
+    from memmaint.maintenance.agents.slots import relation, statement
+
+    na, nb = _names_of(ua, ub), _names_of(ub, ua)
+    if len(na) < 2 or na != nb or anchors_agree(ub, ua) is not None:
+        return None
+    if _observation(a) or _observation(b):
+        return None  # what named people did or felt ("Tim talked to a Harry Potter fan" /
+        # "Tim is working on a Harry Potter fan project"): standing facts only
+    if {u.key for u in ua if u.kind == "number"} != {u.key for u in ub if u.kind == "number"}:
+        return None
+    ca, cb = _content(ua), _content(ub)
+    order_a = [w for w in dict.fromkeys(stem(w) for w in ca) if w in na]
+    order_b = [w for w in dict.fromkeys(stem(w) for w in cb) if w in nb]
+    # a word after a name read against the other's word after it is a substitution only when
+    # the two run in one order ("handles UK orders" / "handles UK returns"); a reordered
+    # sentence puts other words there ("to Britain go out via" / "handles UK orders")
+    if _lead_name_differs(a, b) or order_a == order_b and (
+            substitution(ca, cb) or substitution(cb, ca)):
+        return None
+    if relation(statement(a), statement(b), cosine) is not None:
+        return None
+    return f"same names (cosine {cosine:.2f}; {', '.join(sorted(na))}; nothing substituted)"
 
 
 def _predicate_reworded(predicate: Sequence[str], missing: set[str]) -> bool:

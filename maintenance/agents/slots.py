@@ -34,7 +34,7 @@ from memmaint.maintenance.agents.conflicts import (
     subject_similarity,
     value_differences,
 )
-from memmaint.maintenance.agents.coverage import ENTITIES, canonical_places, stem
+from memmaint.maintenance.agents.coverage import ENTITIES, canonical_forms, stem
 from memmaint.maintenance.agents.provenance import reported_fact, without_openers
 from memmaint.maintenance.agents.transitions import transition
 
@@ -221,7 +221,7 @@ def _names(token: str) -> list[str]:
 def statement(text: str) -> Statement:
     """The :class:`Statement` of one memory text (read without the framing that opens a note:
     :func:`~memmaint.maintenance.agents.provenance.without_openers`)."""
-    toks = _TOKEN.findall(canonical_places(reported_fact(without_openers(text))).replace(
+    toks = _TOKEN.findall(canonical_forms(reported_fact(without_openers(text))).replace(
         "’", "'"))
     holder = ""
     slots: set[tuple[str, str, str]] = set()
