@@ -402,3 +402,13 @@ def test_working_days_are_business_days():
 
     assert coverage("Refunds land within 5 working days.",
                     "Refunds land within 5 business days.").covered
+
+
+def test_a_count_in_words_is_a_number():
+    from memmaint.maintenance.agents.conflicts import extract
+
+    assert extract("Jonas's daughter is nine.").values["number"] == {"9"}
+    assert "number" not in extract("Jonas is the one who drives.").values
+    found = relation(statement("Jonas's daughter is 7 years old."),
+                     statement("Jonas's daughter is nine."), 0.88)
+    assert found is not None and found.kind == "change"

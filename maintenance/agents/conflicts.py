@@ -41,6 +41,13 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am|pm)\b|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?![\w.]*\d)")
 _WORD = re.compile(r"[a-z][a-z']*")
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+     "nineteen", "twenty")) if w != "one"}
+#: A number word standing for a count or an age ("is ten", "two flatmates"), not inside a
+#: compound ("twenty-something") or a name.
+_NUMBER_WORD = re.compile(r"(?<![\w-])(" + "|".join(_NUMBER_WORDS) + r")(?![\w-])")
 
 _NEGATORS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor",
                        "cannot", "without"})
@@ -125,6 +132,8 @@ def extract(text: str) -> Facts:
         add("time", f"{hour:02d}:{minute:02d}", m)
     for m in _NUMBER.finditer(low):
         add("number", _num(m.group(1)), m)
+    for m in _NUMBER_WORD.finditer(low):  # "ten" / "10"; not "one" ("one of", "the one")
+        add("number", _NUMBER_WORDS[m.group(1)], m)
 
     masked = list(low)
     # an identifier ("invalid_token", "max_retries") is a name, not words with a polarity
