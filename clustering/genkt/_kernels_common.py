@@ -66,24 +66,27 @@ COS_SLACK = 0.1  # caches keep slots this close to the cut: the owner's embeddin
 FILL_EXT = 1.5625  # caches look (1.25 R)^2 far so they stay valid while their owner moves
 
 # The slot and node tables are numpy record arrays (numba reads ``I[s].nn`` as one load at a
-# fixed offset; a slot's fields share a cache line). The int64 slot table I (n,): object id,
-# cached neighbour, head/next/previous of the back-pointer list of the slots caching this
-# one, next/previous slot in its k-d leaf and the leaf, position in the nn back end's alive
-# list, the cached pair's lower and higher object ids, alive flag, neighbour cache (-1: none),
-# points its last search read, points its next search may read before going lazy
+# fixed offset). Their dtypes are ``align=True``: numba types an array of a packed dtype as
+# unaligned, and loads from it are slower (the plane strategy took 13% longer).
+# The int64 slot table I (n,): object id, cached neighbour, head/next/previous of the
+# back-pointer list of the slots caching this one, next/previous slot in its k-d leaf and the
+# leaf, position in the nn back end's alive list, the cached pair's lower and higher object
+# ids, alive flag, neighbour cache (-1: none), points its last search read, points its next
+# search may read before going lazy
 SLOT_I = np.dtype([(f, np.int64) for f in ("oid", "nn", "rhead", "rnext", "rprev", "lnext",
                                            "lprev", "leaf", "apos", "clo", "chi", "alive",
-                                           "cid", "scan", "budget")])
+                                           "cid", "scan", "budget")], align=True)
 # nn >= 0: the cached neighbour's slot; NONE: no eligible neighbour within R; LAZY: none
 # within sqrt(nnd2) < R (the search stopped at its budget), to be resumed only if needed
 NONE, LAZY = -1, -2
 # the float64 slot table F (n,): weight, weight^2p, the cached neighbour's dist2, the cached
 # pair's d_ij numerator, the neighbour cache's reverse radius^2 (0: none)
-SLOT_F = np.dtype([(f, np.float64) for f in ("w", "wp", "nnd2", "cq", "crr")])
+SLOT_F = np.dtype([(f, np.float64) for f in ("w", "wp", "nnd2", "cq", "crr")], align=True)
 # the k-d tree's int64 node table T (m,): children, parent, alive points, a leaf's first slot,
 # split dimension; and its float node table FN (m,): split value, largest reverse radius below
-NODE_T = np.dtype([(f, np.int64) for f in ("left", "right", "parent", "cnt", "head", "sdim")])
-NODE_F = np.dtype([(f, np.float64) for f in ("sval", "maxr")])
+NODE_T = np.dtype([(f, np.int64) for f in ("left", "right", "parent", "cnt", "head", "sdim")],
+                  align=True)
+NODE_F = np.dtype([(f, np.float64) for f in ("sval", "maxr")], align=True)
 # columns of the neighbour caches' tables: CI (caches, CLIST + k), the owner slot, how many
 # slots it lists and the list, nearest first; CF (caches, CPOS + D + E), the promised radius^2,
 # the largest cosine bound among the slots left out as clearly ineligible, and the owner's
