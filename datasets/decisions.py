@@ -48,7 +48,7 @@ from memmaint.maintenance.core.records import Memory
 
 GROUP_TYPES = ("duplicate", "refinement", "update", "contradiction", "distinct_related",
                "temporal", "unrelated")
-PARTS = ("dev", "validation", "fresh")
+PARTS = ("dev", "validation", "fresh", "blind")
 #: The group types of one generated pool, in order.
 POOL_MIX = ("duplicate", "duplicate", "refinement", "refinement", "update", "update",
             "update", "contradiction", "distinct_related", "temporal", "unrelated",
@@ -326,14 +326,19 @@ def _hand_draft(item: Hand) -> _Draft:
 def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> DecisionSet:
     """The ``dev`` (tuning) or ``validation`` part: ``pools`` generated pools of
     :data:`POOL_MIX` groups each, plus a pool of the part's hand-written groups; or the
-    ``fresh`` part, hand-written groups only in one namespace
-    (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`, ``pools`` ignored)."""
+    ``fresh`` or ``blind`` part, hand-written groups only in one namespace
+    (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`,
+    :data:`~memmaint.datasets.decision_blind.BLIND_HAND`; ``pools`` ignored)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
     if part == "fresh":
         from memmaint.datasets.decision_fresh import FRESH_HAND
 
         return hand_set(FRESH_HAND, part="fresh", namespace="fresh")
+    if part == "blind":
+        from memmaint.datasets.decision_blind import BLIND_HAND
+
+        return hand_set(BLIND_HAND, part="blind", namespace="blind")
     fams, ids, names, hand = ((DEV_FAMILIES, DEV_IDS, DEV_NAMES, DEV_HAND) if part == "dev"
                               else (VAL_FAMILIES, VAL_IDS, VAL_NAMES, VAL_HAND))
     b = _Builder(part)
