@@ -70,3 +70,14 @@ def test_a_move_of_someone_else_the_memory_names_is_no_move_of_the_holder():
                   "The user moved to a flat on Mill Road last month.", 0.5) is None
     assert _spelt("The user lives on Elm Street.",
                   "The user moved to a flat on Mill Road last month.", 0.5)
+
+
+def test_stopping_an_activity_and_a_new_frequency_are_updates():
+    assert _spelt("The team ships releases on Mondays.",
+                  "We stopped shipping releases on Mondays; they go out on Thursdays now.", 0.7)
+    assert _spelt("Lea is studying Portuguese.",
+                  "Lea stopped studying Portuguese and took up Greek.", 0.66)
+    assert _spelt("Lea stopped by the bakery for bread.", "Lea bakes bread.", 0.6) is None
+    found = relation(statement("The digest email goes out weekly."),
+                     statement("The digest email is now sent every two weeks."), 0.8)
+    assert found is not None and found.kind == "change" and "frequency" in found.detail

@@ -41,6 +41,33 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am|pm)\b|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?![\w.]*\d)")
 _WORD = re.compile(r"[a-z][a-z']*")
+_UNIT_DAYS = {"hour": 1 / 24, "day": 1, "week": 7, "fortnight": 14, "month": 30,
+              "quarter": 91, "year": 365}
+_ADVERB_DAYS = {"hourly": 1 / 24, "daily": 1, "weekly": 7, "fortnightly": 14, "biweekly": 14,
+                "monthly": 30, "bimonthly": 60, "quarterly": 91, "yearly": 365,
+                "annually": 365}
+_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "other": 2,
+           "once": 1, "twice": 2, "thrice": 3}
+#: How often: "weekly", "every two weeks", "every other day", "twice a month".
+_FREQUENCY = re.compile(
+    r"\b(hourly|daily|weekly|fortnightly|biweekly|monthly|bimonthly|quarterly|yearly|annually)"
+    r"\b|\bevery\s+(?:(\d+|one|two|three|four|five|six|other)\s+)?(hour|day|week|fortnight|"
+    r"month|quarter|year)s?\b|\b(once|twice|thrice|\d+\s+times|(?:two|three|four)\s+times)\s+"
+    r"(?:a|per|each|every)\s+(hour|day|week|fortnight|month|quarter|year)\b")
+
+
+def _period(m: re.Match[str]) -> str:
+    """The period of a frequency match in days ("every two weeks" -> "14d")."""
+    if m.group(1):
+        days = _ADVERB_DAYS[m.group(1)]
+    elif m.group(3):
+        n = m.group(2) or "1"
+        days = (int(n) if n.isdigit() else _COUNTS[n]) * _UNIT_DAYS[m.group(3)]
+    else:
+        times = m.group(4).split()[0]
+        count = int(times) if times.isdigit() else _COUNTS.get(times, _NUMBER_WORDS.get(times, 1))
+        days = _UNIT_DAYS[m.group(5)] / float(count)
+    return f"{days:g}d"
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
      "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
@@ -130,6 +157,8 @@ def extract(text: str) -> Facts:
         else:
             hour, minute = int(m.group(4)), int(m.group(5))
         add("time", f"{hour:02d}:{minute:02d}", m)
+    for m in _FREQUENCY.finditer(low):
+        add("frequency", _period(m), m)
     for m in _NUMBER.finditer(low):
         add("number", _num(m.group(1)), m)
     for m in _NUMBER_WORD.finditer(low):  # "ten" / "10"; not "one" ("one of", "the one")
@@ -198,7 +227,7 @@ def subject_similarity(a: Facts, b: Facts) -> float:
 
 #: Value types too common in ordinary text to mean a conflict on their own: they count only
 #: between near-identical statements (see :func:`conflict`).
-WEAK_KINDS = frozenset({"number", "weekday"})
+WEAK_KINDS = frozenset({"number", "weekday", "frequency"})
 
 
 def may_differ(a: Facts, b: Facts, *, weak: bool = True) -> bool:

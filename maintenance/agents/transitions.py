@@ -66,11 +66,15 @@ _FROM_TO = re.compile(rf"(?:\b{_CHANGE_VERB}{_PARTICLE}(?:\s+(?!(?:with|for|at|i
                       re.IGNORECASE)
 _REPLACED = re.compile(rf"\b(?:replac|swapp?|trad|exchang|substitut)\w*\s+{_SPAN}\s+"
                        rf"(?:with|for|by)\s+{_SPAN}{_END}", re.IGNORECASE)
-_LEFT_FOR = re.compile(rf"\b(?:left|quit|cancell?ed|dropped|ditched|stopped using|gave up)\s+"
+_LEFT_FOR = re.compile(rf"\b(?:left|quit|cancell?ed|dropped|ditched|stopped\s+\w+ing|"
+                       rf"gave up)\s+"
                        rf"{_SPAN}\s+(?:and\s+(?:\w+\s+){{0,2}}?(?:joined|switched to|moved to|"
                        rf"signed up (?:for|with)|started(?: using)?|took up|picked up|got|"
                        rf"went with|chose)|for)\s+{_SPAN}{_END}", re.IGNORECASE)
 _INSTEAD_OF = re.compile(rf"\binstead of\s+{_SPAN}{_END}", re.IGNORECASE)
+#: "stopped deploying on Fridays", "no longer uses Jira": the activity left behind.
+_STOPPED = re.compile(rf"\b(?:stopped|no longer)\s+((?:\w+(?:ing|s)\b)\s*[^.,;!?]*?){_END}",
+                      re.IGNORECASE)
 _NOT_X = re.compile(r"[,;]\s*(?:not|rather than|no more)\s+([^.,;!?]+?)\s*(?:[.!?]|$)",
                     re.IGNORECASE)
 _TO_VALUE = re.compile(rf"\b{_CHANGE_VERB}{_PARTICLE}\s+(?:\w+\s+){{0,3}}?to\s+{_SPAN}{_END}",
@@ -123,6 +127,7 @@ def _left_behind(text: str) -> list[tuple[str, str]]:
     for pattern in (_FROM_TO, _REPLACED, _LEFT_FOR):
         out.extend((m.group(1), m.group(2)) for m in pattern.finditer(text))
     out.extend((m.group(1), "") for m in _INSTEAD_OF.finditer(text))
+    out.extend((m.group(1), "") for m in _STOPPED.finditer(text))
     out.extend((m.group(1), "") for m in _NOT_X.finditer(text))
     return out
 
@@ -161,6 +166,16 @@ def _lead_absent(a: str, b: str) -> set[str]:
     return set() if fuzzy_in(stem(word), others) else {word}
 
 
+_OWNED = re.compile(r"\b(?:my|his|her|their|our|your|[A-Za-z]+'s)\s+(?:\w+\s+)?(\w+)",
+                    re.IGNORECASE)
+
+
+def _owned_entities(text: str) -> set[str]:
+    """The relatives, pets and people someone has that ``text`` names ("their brother",
+    "Tom's new puppy")."""
+    return {stem(m.group(1)) for m in _OWNED.finditer(text)} & ENTITIES
+
+
 def _subject(holder: str) -> str:
     """A holder with the user's pronouns read as the user ("i'm", "my/notes" -> "user")."""
     parts = holder.split("/")
@@ -180,7 +195,7 @@ def _holders_differ(old: str, new: str, old_holder: str, new_holder: str,
     opener = _lead_absent(old, new) | _lead_absent(new, old)
     if opener and not opener <= left:
         return True
-    if (_keys(old) ^ _keys(new)) & ENTITIES:
+    if _owned_entities(old) ^ _owned_entities(new):
         return True  # "their brother is based in New York" / "The user moved to a flat"
     a, b = _subject(old_holder), _subject(new_holder)
     if not a or not b or same_holder(a, b) or a.split("/")[-1] == b.split("/")[-1] == "user":
