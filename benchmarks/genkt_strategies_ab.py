@@ -1,7 +1,7 @@
 """GenKT kernel speed per strategy, for comparing two checkouts side by side.
 
     python benchmarks/genkt_strategies_ab.py            # one JSON line of CPU seconds
-    python benchmarks/genkt_strategies_ab.py --reps 5
+    python benchmarks/genkt_strategies_ab.py --reps 7 --cases plane_p0,plane_p1
 
 Six cases, one per compiled loop and back end: the k-d tree (3-D, 30k points, p = -1 with the
 cosine cut and p = 0), the plane strategy (2-D, 100k points, p = 0 and p = 1), ``nn`` in 10-D
@@ -33,6 +33,7 @@ from memmaint.clustering.genkt.warm import warm_genkt
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     args = parser.parse_args()
     warm_genkt()
     rng = np.random.default_rng(3)
@@ -53,8 +54,10 @@ def main() -> None:
         "graph_emb64": lambda: genkt_cluster(
             Emb, Emb, None, GenKTDefinition(p=0.0, R=0.9, cos_cut=0.5), "graph"),
     }
+    wanted = [c for c in args.cases.split(",") if c] or list(cases)
     out = {}
-    for name, run in cases.items():
+    for name in wanted:
+        run = cases[name]
         best = float("inf")
         for _ in range(args.reps):
             start = time.process_time()
