@@ -18,6 +18,14 @@ cluster of two or more memories; noise and singletons are decided by rules), bef
     python benchmarks/nightly_incremental.py --workdir /tmp/nbi            # 100k
     python benchmarks/nightly_incremental.py --size 10000 --workdir /tmp/nbi10
     python benchmarks/nightly_incremental.py --workdir /tmp/nbi --reuse    # one more night
+
+Large pools (issue #38's 1M in one namespace): ``--shard-size 50000`` turns ``[sharding]``
+on (reduction and clustering in shards of at most that many memories) and ``--reduction
+pca`` replaces UMAP (whose fit over a large pool does not fit a night on 2 cores); the
+update grouping's neighbours are approximate above 20,000 memories (``agents.neighbours``):
+
+    python benchmarks/nightly_incremental.py --size 200000 --reduction pca \
+        --shard-size 50000 --workdir /tmp/nbi200k
 """
 
 from __future__ import annotations
@@ -38,8 +46,11 @@ TARGET_SECONDS = 30.0  # issue #38: the nightly 100k incremental run in 30 s on 
 NOW = "2026-11-28T03:00:00Z"  # one fixed time for both plans of a night
 
 
-def _config_toml(embedder: str) -> str:
-    return nightly._config_toml(embedder) + "[job]\nincremental = true\n"
+def _config_toml(embedder: str, reduction: str = "umap", shard_size: int = 0) -> str:
+    toml = nightly._config_toml(embedder).replace('method = "umap"', f'method = "{reduction}"')
+    if shard_size:
+        toml += f"[sharding]\nenabled = true\nmax_shard_size = {shard_size}\n"
+    return toml + "[job]\nincremental = true\n"
 
 
 def phase_run(db: str, config_path: str, full: bool, dry: bool, out: str) -> dict:
@@ -112,6 +123,9 @@ def main() -> None:
     ap.add_argument("--embedder", choices=("hashing", "minilm"), default="hashing")
     ap.add_argument("--new-frac", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reduction", choices=("umap", "pca", "none"), default="umap")
+    ap.add_argument("--shard-size", type=int, default=0,
+                    help="turn [sharding] on with this max_shard_size (0: off)")
     ap.add_argument("--workdir", help="keep the store here (default: a temp folder)")
     ap.add_argument("--reuse", action="store_true",
                     help="reuse pool-N.db in --workdir: skip the build and first run")
@@ -130,10 +144,12 @@ def main() -> None:
     work = Path(args.workdir or tempfile.mkdtemp(prefix="memmaint-incremental-"))
     work.mkdir(parents=True, exist_ok=True)
     cfg = work / "incremental.toml"
-    cfg.write_text(_config_toml(args.embedder), encoding="utf-8")
+    cfg.write_text(_config_toml(args.embedder, args.reduction, args.shard_size),
+                   encoding="utf-8")
     db = work / f"pool-{n}.db"
-    print(f"# incremental nightly benchmark: n={n}, embedder={args.embedder}, umap 2-D, "
-          f"hdbscan, rules, cpus={os.cpu_count()}, work={work}", flush=True)
+    print(f"# incremental nightly benchmark: n={n}, embedder={args.embedder}, "
+          f"{args.reduction} 2-D, hdbscan, sharding "
+          f"{args.shard_size or 'off'}, rules, cpus={os.cpu_count()}, work={work}", flush=True)
     topic_args = ["--vocab-seed", str(args.seed), "--topics", str(max(10, n // 12))]
     run = ["--phase", "run", "--db", str(db), "--config", str(cfg)]
     first = None
