@@ -412,3 +412,15 @@ def test_a_count_in_words_is_a_number():
     found = relation(statement("Jonas's daughter is 7 years old."),
                      statement("Jonas's daughter is nine."), 0.88)
     assert found is not None and found.kind == "change"
+
+
+def test_codes_and_ordinals_are_values_and_irregular_pasts_are_events():
+    from memmaint.maintenance.agents.coverage import coverage, units
+
+    assert ("number", "4c") in {(u.kind, u.key) for u in units("Room 4C has a broken lamp.")}
+    assert not coverage("Unit 2A's heater was fixed on 3 May.",
+                        "Unit 2F's heater was fixed on 3 May.").covered
+    assert not same_fact("Rhea's desk is on the second floor.",
+                         "Rhea's desk is on the fifth floor.", 0.93)
+    assert is_past("Omar gave a talk at the Lisbon meetup.")
+    assert is_past("Omar wrote the opening chapter.")

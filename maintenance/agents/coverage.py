@@ -96,6 +96,9 @@ _NUMBER_WORDS = {w: str(i) for i, w in enumerate((
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
     "eighteen", "nineteen", "twenty"))}
+_ORDINAL_WORDS = {w: str(i + 1) for i, w in enumerate((
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+    "tenth", "eleventh", "twelfth"))}
 _NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
                       "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100",
                       "thousand": "1000", "dozen": "12"})
@@ -130,7 +133,8 @@ _SYNONYM_GROUPS = (
     ("minute", "min", "mins"),
 )
 
-_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th|s)?\b|[A-Za-z][A-Za-z'’]*|[.!?;:]")
+_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th|s)?\b|\d+[A-Za-z]\w*|[A-Za-z]+\d\w*|"
+                    r"[A-Za-z][A-Za-z'’]*|[.!?;:]")
 _CONTRACTIONS = (("n't", "n't"), ("'s", ""), ("'re", ""), ("'ve", ""), ("'m", ""),
                  ("'ll", "will"), ("'d", "would"))
 _SENTENCE_END = frozenset(".!?;:")
@@ -277,9 +281,13 @@ def _units(text: str) -> tuple[Unit, ...]:
         i += 1
         if low in _SENTENCE_END:
             continue
-        if low[0].isdigit():
+        if re.search(r"\d", low) and re.search(r"[a-z]", re.sub(r"(st|nd|rd|th|s)$", "", low)):
+            out.append(Unit("number", low, tok))  # a code: "Flat 3B", "room 4C", "v2"
+        elif low[0].isdigit():
             out.append(Unit("number", re.sub(r"(st|nd|rd|th|s)$", "", low).replace(",", ""),
                             tok))
+        elif low in _ORDINAL_WORDS:
+            out.append(Unit("number", _ORDINAL_WORDS[low], tok))
         elif low in _NEGATIONS:
             out.append(Unit("negation", _NEGATIONS[low], tok))
         elif tok[0].isupper() and (low in _MONTHS or low in _WEEKDAYS):

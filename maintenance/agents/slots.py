@@ -123,7 +123,10 @@ _MONTHS_DAYS = frozenset((
     "fridays", "saturdays", "sundays", "i",
 ))
 _PAST = re.compile(r"\b(?:(was|were|did|had|went|met|took|ran|ate|saw|bought|got|paid|"
-                   r"made|came|left|won|lost)|([A-Za-z][a-z]{2,}ed))\b(?!-)")
+                   r"made|came|left|won|lost|gave|wrote|told|found|felt|sent|spent|built|"
+                   r"began|brought|taught|caught|drove|flew|held|sold|spoke|swam|sang|wore|"
+                   r"chose|broke|fell|forgot|grew|knew|led|rode|threw|woke|drank|fought|"
+                   r"heard|sat|stood|slept|won|hit|quit)|([A-Za-z][a-z]{2,}ed))\b(?!-)")
 _FUTURE = re.compile(r"\b(?:next|will|upcoming|scheduled|going to|tomorrow|soon)\b",
                      re.IGNORECASE)
 _STATE_PARTICIPLES = frozenset((
@@ -148,6 +151,9 @@ def is_past(text: str) -> bool:
     words = re.findall(r"[a-z']+", text.lower())
     for m in _PAST.finditer(text):
         if m.group(1):
+            at = [k for k, w in enumerate(words) if w == m.group(1).lower()]
+            if at and at[0] > 0 and words[at[0] - 1] in _BE:
+                continue  # a passive or a state: "after being sent", "is left"
             return True
         word = m.group(2)
         if word[0].isupper() or word in _STATE_PARTICIPLES:  # a name ("Tracked 48")
