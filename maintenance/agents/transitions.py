@@ -33,6 +33,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from memmaint.maintenance.agents.conflicts import extract
 from memmaint.maintenance.agents.coverage import ENTITIES, NOT_NAMES, fuzzy_in, stem, units
@@ -103,11 +104,13 @@ _PRONOUN_HOLDERS = frozenset(("i", "i'm", "i'v", "i'd", "i'll", "we", "it", "the
                               "she", "not", "user", "", "my", "me", "you", "this", "that"))
 
 
-def _keys(text: str) -> set[str]:
+@lru_cache(maxsize=1 << 16)
+def _keys(text: str) -> frozenset[str]:
     """Content keys of a span: words and names (stemmed: a name opening a span reads as a
     word), numbers, dates; stop words dropped."""
-    return {stem(u.key) if u.kind in ("word", "name") else u.key
-            for u in units(_ordinals(text)) if u.kind in ("word", "name", "number", "date")}
+    return frozenset(stem(u.key) if u.kind in ("word", "name") else u.key
+                     for u in units(_ordinals(text))
+                     if u.kind in ("word", "name", "number", "date"))
 
 
 def _ordinals(text: str) -> str:
@@ -116,12 +119,14 @@ def _ordinals(text: str) -> str:
     return _PLAIN_ORDINAL.sub(r"\1", text)
 
 
+@lru_cache(maxsize=1 << 16)
 def _values(text: str) -> dict[str, frozenset[str]]:
     found = extract(_ordinals(text)).values
     return {k: frozenset(v) for k, v in found.items() if k in _VALUE_KINDS and v}
 
 
-def _left_behind(text: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=1 << 16)
+def _left_behind(text: str) -> tuple[tuple[str, str], ...]:
     """``(X, Y)`` for each change ``text`` spells out (``Y`` empty when it names none)."""
     out: list[tuple[str, str]] = []
     for pattern in (_FROM_TO, _REPLACED, _LEFT_FOR):
@@ -129,7 +134,15 @@ def _left_behind(text: str) -> list[tuple[str, str]]:
     out.extend((m.group(1), "") for m in _INSTEAD_OF.finditer(text))
     out.extend((m.group(1), "") for m in _STOPPED.finditer(text))
     out.extend((m.group(1), "") for m in _NOT_X.finditer(text))
-    return out
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _spells_change(text: str) -> bool:
+    """Whether ``text`` spells out any change :func:`transition` reads (most texts do not,
+    and the pair test then costs a cached lookup)."""
+    return bool(_left_behind(text) or _TO_VALUE.search(text) or _RAISED.search(text)
+                or _NO_INTENT.search(text))
 
 
 def _states(old: str, span: str) -> bool:
@@ -170,10 +183,11 @@ _OWNED = re.compile(r"\b(?:my|his|her|their|our|your|[A-Za-z]+'s)\s+(?:\w+\s+)?(
                     re.IGNORECASE)
 
 
-def _owned_entities(text: str) -> set[str]:
+@lru_cache(maxsize=1 << 16)
+def _owned_entities(text: str) -> frozenset[str]:
     """The relatives, pets and people someone has that ``text`` names ("their brother",
     "Tom's new puppy")."""
-    return {stem(m.group(1)) for m in _OWNED.finditer(text)} & ENTITIES
+    return frozenset(stem(m.group(1)) for m in _OWNED.finditer(text)) & ENTITIES
 
 
 def _subject(holder: str) -> str:
@@ -216,6 +230,8 @@ def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
     ``same_holder`` tells whether two are one (``slots.same_holder``); a pair with two
     different holders is never a transition."""
     left_by_old = {frozenset(_keys(x)) for x, _ in _left_behind(old)}
+    if not _spells_change(new) and not _spells_change(old):
+        return None
     for x, y in _left_behind(new):
         if len(x.split()) > MAX_SPAN_WORDS:
             continue  # a clause, not a value
