@@ -424,3 +424,21 @@ def test_codes_and_ordinals_are_values_and_irregular_pasts_are_events():
                          "Rhea's desk is on the fifth floor.", 0.93)
     assert is_past("Omar gave a talk at the Lisbon meetup.")
     assert is_past("Omar wrote the opening chapter.")
+
+
+def test_a_memory_with_values_of_its_own_is_no_restatement_of_a_superseded_one():
+    """"The orders endpoint allows 900 requests per hour; over it you get a 429" shares a
+    clause with the superseded "The export endpoint allows 50 requests per hour; over it you
+    get a 429", but states its own limit: the export update does not retire it."""
+    mems = [_mem(0, "The export endpoint allows 50 requests per hour; over it you get a 429.", 0),
+            _mem(1, "The orders endpoint allows 900 requests per hour; over it you get a 429.",
+                 10),
+            _mem(2, "The export endpoint now allows 80 requests per hour.", 60)]
+    stmts = [statement(m.text) for m in mems]
+    sims = np.array([[1, .8, .8], [.8, 1, .3], [.8, .3, 1]])
+    cfg = AgentsConfig()
+    decided: dict = {}
+    resolve_changes(mems, stmts, [2, 1, 0], decided, {}, {}, {}, relations(stmts, sims, cfg),
+                    cfg, same=lambda x, y: True)
+    retired = {i for r in decided.values() for i in r.superseded_ids}
+    assert retired == {"m0"}

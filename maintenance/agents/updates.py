@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from memmaint.maintenance.agents.conflicts import extract
 from memmaint.maintenance.agents.samefact import (
     UPDATE_VERB_COSINE,
     is_activity,
@@ -215,6 +216,10 @@ def _restatements(mems: Sequence[Memory], live: Sequence[int],
             if (found is not None and found.kind == "distinct") or \
                     mems[x].created_at > mems[w].created_at or not same(x, j):
                 continue
+            vx, vj = extract(mems[x].text).values, extract(mems[j].text).values
+            if any(vx[k] - vj[k] for k in set(vx) & set(vj)):
+                continue  # it states values of its own ("Customers API is 20000/hr" beside
+                # "the search endpoint is 5000/hour"): another fact sharing a clause
             lost[x] = (w, f"restates {mems[j].id} ({detail})")
 
 
