@@ -151,7 +151,7 @@ def _states(old: str, span: str) -> bool:
     return bool(keys) and keys <= have
 
 
-def _topic(old: str, new: str, spans: set[str], cosine: float) -> bool:
+def _topic(old: str, new: str, spans: frozenset[str], cosine: float) -> bool:
     """Whether the two share a content word beside the changed values (or a high cosine)."""
     if cosine >= TOPIC_COSINE:
         return True
@@ -229,17 +229,17 @@ def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
     ``old_holder`` / ``new_holder`` are the statements' holders (``slots.statement``) and
     ``same_holder`` tells whether two are one (``slots.same_holder``); a pair with two
     different holders is never a transition."""
-    left_by_old = {frozenset(_keys(x)) for x, _ in _left_behind(old)}
     if not _spells_change(new) and not _spells_change(old):
         return None
+    left_by_old = {_keys(x) for x, _ in _left_behind(old)}
     for x, y in _left_behind(new):
         if len(x.split()) > MAX_SPAN_WORDS:
             continue  # a clause, not a value
-        if not _states(old, x) or (y and _states(old, y)) or frozenset(_keys(x)) in left_by_old:
+        if not _states(old, x) or (y and _states(old, y)) or _keys(x) in left_by_old:
             continue  # (both "batch calls instead of retrying": one piece of advice)
         spans = _keys(x) | _keys(y)
         if _topic(old, new, spans, cosine) and not _holders_differ(
-                old, new, old_holder, new_holder, frozenset(_keys(x)), same_holder=same_holder):
+                old, new, old_holder, new_holder, _keys(x), same_holder=same_holder):
             return f"changed from {x.strip()}" + (f" to {y.strip()}" if y else "")
     for m in (*_TO_VALUE.finditer(new), *_RAISED.finditer(new)):
         y = m.group(1)
