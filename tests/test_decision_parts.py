@@ -1,0 +1,68 @@
+"""The hand-written check parts of the decision set (#32): ``fresh`` (informal wordings apart
+from the dev/validation templates) and ``blind`` (a second held-out part, run once before it
+was read). Each builds the same every time, every sentence is labelled, no wording means two
+things, it shares no sentence with the other parts, and the CLI runs it; scores are not
+asserted (they are check sets, never tuned on)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memmaint.datasets.decision_blind import BLIND_HAND
+from memmaint.datasets.decision_fresh import FRESH_HAND
+from memmaint.datasets.decisions import GROUP_TYPES, make_decision_set, norm, split_sentences
+
+PARTS = {"fresh": (FRESH_HAND, 60), "blind": (BLIND_HAND, 55)}
+
+
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_the_part_builds_and_every_sentence_is_labelled(part):
+    hand, least = PARTS[part]
+    a, b = make_decision_set(part), make_decision_set(part)
+    assert [(m.id, m.text, m.created_at) for m in a.memories] == \
+        [(m.id, m.text, m.created_at) for m in b.memories]
+    assert len(a.groups) == len(hand) >= least
+    assert {g.type for g in a.groups} == set(GROUP_TYPES)
+    assert {m.namespace for m in a.memories} == {part}
+    for m in a.memories:
+        for s in split_sentences(m.text):
+            assert (m.namespace, norm(s)) in a.sentences, s
+    by_id = {m.id: m for m in a.memories}
+    for g in a.groups:
+        times = [by_id[i].created_at for i in g.memory_ids]
+        if g.type == "contradiction":
+            assert len(set(times)) == 1, g.id
+        if g.type == "update":
+            assert times[-1] > times[0], g.id
+            assert g.retired and g.exclusive
+
+
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_every_hand_row_labels_each_sentence_and_no_sentence_means_two_things(part):
+    seen: dict[str, tuple[str, ...]] = {}
+    for _gtype, rows in PARTS[part][0]:
+        for text, _day, tags in rows:
+            sents = split_sentences(text)
+            assert len(sents) == len(tags), text
+            for s, t in zip(sents, tags):
+                # one wording repeated inside a group carries the same facts
+                assert seen.setdefault(norm(s), t) == t, s
+
+
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_the_part_shares_no_sentence_with_the_other_parts(part):
+    mine = {k for _ns, k in make_decision_set(part).sentences}
+    for other in ("dev", "validation", *(p for p in PARTS if p != part)):
+        assert not mine & {k for _ns, k in make_decision_set(other).sentences}, other
+
+
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_cli_runs_the_part(tmp_path, cli, part):
+    out = tmp_path / f"{part}.json"
+    res = cli("eval", "decisions", "--part", part, "--set", "embedding.model=hashing",
+              "--cache", tmp_path / "c.sqlite", "--json", out)
+    assert res.exit_code == 0, res.output
+    result = json.loads(out.read_text())["results"][0]
+    assert sum(v["groups"] for v in result["per_type"].values()) == len(PARTS[part][0])
