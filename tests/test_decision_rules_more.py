@@ -442,3 +442,10 @@ def test_a_memory_with_values_of_its_own_is_no_restatement_of_a_superseded_one()
                     cfg, same=lambda x, y: True)
     retired = {i for r in decided.values() for i in r.superseded_ids}
     assert retired == {"m0"}
+
+
+def test_a_report_is_rewritten_only_where_it_speaks_of_the_speaker():
+    from memmaint.maintenance.agents.provenance import reported_fact
+
+    assert reported_fact("Ines said Tom helped her.") == "Ines said Tom helped her."
+    assert reported_fact("Ines said her bike was stolen.") == "Ines's bike was stolen."

@@ -77,7 +77,11 @@ def without_openers(text: str) -> str:
 _REPORTED = re.compile(r"^\s*((?:the )?user|(?-i:[A-Z][a-z]+))\s+(?:said|says|mentioned|mentions|"
                        r"noted|notes|explained|explains|told (?:me|us|the \w+))\s+(?:that\s+)?"
                        r"(?=\S)", re.IGNORECASE)
-_PRONOUN_OWNER = re.compile(r"\b(?:their|his|her|my)\b", re.IGNORECASE)
+#: A possessive before its noun ("her parrot"), not an object ("inspired her", "told her
+#: about"): the text may end up in a merged memory, so it must still read.
+_PRONOUN_OWNER = re.compile(r"\b(?:their|his|her|my)\s+(?!(?:to|about|for|with|and|that|the|a|"
+                            r"an|at|in|on|of|up|off|out|back|so|too|as|if|when)\b)(?=[a-z])",
+                            re.IGNORECASE)
 
 
 @lru_cache(maxsize=65536)
@@ -91,9 +95,11 @@ def reported_fact(text: str) -> str:
         return text
     speaker = found.group(1)
     speaker = "the user" if speaker.lower().endswith("user") else speaker
-    rest = text[found.end():]
-    rest = _PRONOUN_OWNER.sub(f"{speaker}'s", rest)
+    said = text[found.end():]
+    rest = _PRONOUN_OWNER.sub(f"{speaker}'s ", said)
     rest = re.sub(r"^(?:they|he|she|I)\b", speaker, rest)
+    if rest == said:
+        return text  # nothing said of the speaker ("Caroline said Melanie inspired her")
     return rest[:1].upper() + rest[1:] if rest[:1].islower() and speaker[0].isupper() else rest
 
 
