@@ -17,15 +17,7 @@ facts of each sentence), ...))``; all groups share one namespace, as one agent's
 
 from __future__ import annotations
 
-from memmaint.datasets.decision_items import Hand
-
-F = (("f",),)
-OLD = (("old",),)
-NEW = (("new",),)
-A = (("a",),)
-B = (("b",),)
-C = (("c",),)
-FD = (("f", "d"),)
+from memmaint.datasets.decision_items import FD, NEW, OLD, A, B, C, F, Hand
 
 BLIND_HAND: tuple[Hand, ...] = (
     # -- duplicate: one fact, said two or three times -----------------------------------------

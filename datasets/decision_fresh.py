@@ -15,15 +15,7 @@ facts of each sentence), ...))``; all groups share one namespace, as one agent's
 
 from __future__ import annotations
 
-from memmaint.datasets.decision_items import Hand
-
-F = (("f",),)
-OLD = (("old",),)
-NEW = (("new",),)
-A = (("a",),)
-B = (("b",),)
-C = (("c",),)
-FD = (("f", "d"),)
+from memmaint.datasets.decision_items import FD, NEW, OLD, A, B, C, F, Hand
 
 FRESH_HAND: tuple[Hand, ...] = (
     # -- duplicate: one fact, said twice or three times --------------------------------------

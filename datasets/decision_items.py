@@ -305,6 +305,17 @@ VAL_NAMES = ("Ines", "Tariq", "Bea", "Yusuf", "Lena", "Arjun")
 #: A fact is a short tag; the generator prefixes it with the group id.
 Hand = tuple[str, tuple[tuple[str, str, tuple[tuple[str, ...], ...]], ...]]
 
+#: Facts of a one-sentence row, for the hand-written parts: the fact (``F``), an update's
+#: ``OLD`` / ``NEW`` value, a contradiction's or distinct group's ``A`` / ``B`` / ``C``, and a
+#: fact with a detail (``FD``).
+F = (("f",),)
+OLD = (("old",),)
+NEW = (("new",),)
+A = (("a",),)
+B = (("b",),)
+C = (("c",),)
+FD = (("f", "d"),)
+
 DEV_HAND: tuple[Hand, ...] = (
     ("update", (("The user's timezone is Europe/Paris.", "01-10", (("old",),)),
                 ("The user's timezone is Europe/Berlin.", "05-14", (("new",),)))),

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memmaint.maintenance.agents.coverage import SMALL_NUMBERS
+
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
 _MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
@@ -68,10 +70,7 @@ def _period(m: re.Match[str]) -> str:
         count = int(times) if times.isdigit() else _COUNTS.get(times, _NUMBER_WORDS.get(times, 1))
         days = _UNIT_DAYS[m.group(5)] / float(count)
     return f"{days:g}d"
-_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-     "nineteen", "twenty")) if w != "one"}
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(SMALL_NUMBERS) if w != "one"}
 #: A number word standing for a count or an age ("is ten", "two flatmates"), not inside a
 #: compound ("twenty-something") or a name.
 _NUMBER_WORD = re.compile(r"(?<![\w-])(" + "|".join(_NUMBER_WORDS) + r")(?![\w-])")

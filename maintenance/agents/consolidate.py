@@ -47,6 +47,7 @@ from memmaint.maintenance.agents.clause_vectors import ClauseEmbedder
 from memmaint.maintenance.agents.coverage import (
     Unit,
     coverage,
+    lead_name_differs,
     relative_times,
     same_anchor,
     sentences,
@@ -57,7 +58,6 @@ from memmaint.maintenance.agents.provenance import fact_core, says_only_provenan
 from memmaint.maintenance.agents.samefact import (
     MULTI_CLAUSE_COSINE,
     SAME_FACT_COSINE,
-    _lead_name_differs,
     is_opinion,
     is_report,
     same_fact,
@@ -134,7 +134,7 @@ def paraphrase(a: Clause, b: Clause, *, threshold: float = PARAPHRASE_COSINE) ->
     capitals = {stem(w) for w in re.findall(r"\b[A-Z][a-z]+", a.text)} - _COMMON
     if not capitals <= {stem(w) for w in re.findall(r"[A-Za-z]+", b.text)} | _COMMON:
         return None  # a sentence-initial name ("Sam is ..." / "Ana is ...")
-    if _lead_name_differs(a.text, b.text):
+    if lead_name_differs(a.text, b.text):
         return None  # "John appreciated Maria's offer" / "Maria offered to help John"
     if {u.key for u in ua if u.kind == "negation"} != {u.key for u in ub if u.kind == "negation"}:
         return None

@@ -92,11 +92,13 @@ _WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "
                        "sunday"))
 _DAY_WORDS = frozenset(("yesterday", "today", "tomorrow", "tonight", "weekend", "weekends"))
 
-_NUMBER_WORDS = {w: str(i) for i, w in enumerate((
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-    "eighteen", "nineteen", "twenty"))}
-_ORDINAL_WORDS = {w: str(i + 1) for i, w in enumerate((
+#: The numbers zero to twenty in words, in order.
+SMALL_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                 "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+                 "seventeen", "eighteen", "nineteen", "twenty")
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(SMALL_NUMBERS)}
+#: Ordinal words as the numbers they stand for ("fourth floor": 4).
+ORDINAL_WORDS = {w: str(i + 1) for i, w in enumerate((
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
     "tenth", "eleventh", "twelfth"))}
 _NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
@@ -286,8 +288,8 @@ def _units(text: str) -> tuple[Unit, ...]:
         elif low[0].isdigit():
             out.append(Unit("number", re.sub(r"(st|nd|rd|th|s)$", "", low).replace(",", ""),
                             tok))
-        elif low in _ORDINAL_WORDS:
-            out.append(Unit("number", _ORDINAL_WORDS[low], tok))
+        elif low in ORDINAL_WORDS:
+            out.append(Unit("number", ORDINAL_WORDS[low], tok))
         elif low in _NEGATIONS:
             out.append(Unit("negation", _NEGATIONS[low], tok))
         elif tok[0].isupper() and (low in _MONTHS or low in _WEEKDAYS):

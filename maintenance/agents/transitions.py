@@ -36,7 +36,14 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from memmaint.maintenance.agents.conflicts import extract
-from memmaint.maintenance.agents.coverage import ENTITIES, NOT_NAMES, fuzzy_in, stem, units
+from memmaint.maintenance.agents.coverage import (
+    ENTITIES,
+    NOT_NAMES,
+    ORDINAL_WORDS,
+    fuzzy_in,
+    stem,
+    units,
+)
 
 SameHolder = Callable[[str, str], bool]
 
@@ -94,9 +101,7 @@ _NO_INTENT = re.compile(r"\b(?:(?:decided|chose|agreed)\s+not\s+to|no longer\s+(
                         r"won't|will not|will no longer|gave up on|scrapped|dropped the plan"
                         r"\s+to|called off)\s+(\w+)\s*([^.,;!?]*)", re.IGNORECASE)
 
-_ORDINALS = {w: str(i) for i, w in enumerate(
-    ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-     "ninth", "tenth", "eleventh", "twelfth"))}
+_ORDINALS = {"zeroth": "0", **ORDINAL_WORDS}
 _ORDINAL_RE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b", re.IGNORECASE)
 _PLAIN_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
 _VALUE_KINDS = ("date", "time", "weekday", "number", "price", "percent")

@@ -208,6 +208,13 @@ def _restatements(mems: Sequence[Memory], live: Sequence[int],
     based in Lyon", superseded by "Tom is based in Graz") is superseded by the same winner,
     when it is not newer than the winner and nothing sets the two apart."""
     beat = {win for win, _d in lost.values()}
+    values: dict[int, dict[str, frozenset[str]]] = {}
+
+    def values_of(i: int) -> dict[str, frozenset[str]]:
+        if i not in values:
+            values[i] = extract(mems[i].text).values
+        return values[i]
+
     for j, (w, detail) in list(lost.items()):
         for x in live:
             if x in lost or x in beat or x == w or x == j:
@@ -216,7 +223,7 @@ def _restatements(mems: Sequence[Memory], live: Sequence[int],
             if (found is not None and found.kind == "distinct") or \
                     mems[x].created_at > mems[w].created_at or not same(x, j):
                 continue
-            vx, vj = extract(mems[x].text).values, extract(mems[j].text).values
+            vx, vj = values_of(x), values_of(j)
             if any(vx[k] - vj[k] for k in set(vx) & set(vj)):
                 continue  # it states values of its own ("Customers API is 20000/hr" beside
                 # "the search endpoint is 5000/hour"): another fact sharing a clause
