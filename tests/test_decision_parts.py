@@ -1,6 +1,7 @@
 """The hand-written check parts of the decision set (#32): ``fresh`` (informal wordings apart
 from the dev/validation templates) and ``blind`` (a second held-out part, run once before it
-was read). Each builds the same every time, every sentence is labelled, no wording means two
+was read) and ``sealed`` (a third, committed before any run, to be run once at the end of a
+session). Each builds the same every time, every sentence is labelled, no wording means two
 things, it shares no sentence with the other parts, and the CLI runs it; scores are not
 asserted (they are check sets, never tuned on)."""
 
@@ -12,9 +13,11 @@ import pytest
 
 from memmaint.datasets.decision_blind import BLIND_HAND
 from memmaint.datasets.decision_fresh import FRESH_HAND
+from memmaint.datasets.decision_sealed import SEALED_HAND
 from memmaint.datasets.decisions import GROUP_TYPES, make_decision_set, norm, split_sentences
 
-PARTS = {"fresh": (FRESH_HAND, 60), "blind": (BLIND_HAND, 55)}
+PARTS = {"fresh": (FRESH_HAND, 60), "blind": (BLIND_HAND, 55),
+         "sealed": (SEALED_HAND, 70)}
 
 
 @pytest.mark.parametrize("part", sorted(PARTS))
