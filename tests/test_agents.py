@@ -285,7 +285,8 @@ def test_a_covered_memory_is_merged_below_the_merge_threshold():
     merged = plan(pool, [0, 0], vecs, AgentsConfig(), now=NOW)
     action = action_for(merged, "short")
     assert isinstance(action, Merge) and action.new_memory.text == pool[1].text
-    apart = plan(pool, [0, 0], vecs, AgentsConfig(dedup_threshold=0.9), now=NOW)
+    apart = plan(pool, [0, 0], vecs, AgentsConfig(dedup_threshold=0.9, subsume_threshold=1.0),
+                 now=NOW)
     assert decisions(apart) == {"short": "keep", "long": "keep"}
     # and a near-duplicate that adds nothing is never needed to compose
     assert coverage(pool[0].text, pool[1].text).covered

@@ -449,3 +449,62 @@ def test_a_report_is_rewritten_only_where_it_speaks_of_the_speaker():
 
     assert reported_fact("Ines said Tom helped her.") == "Ines said Tom helped her."
     assert reported_fact("Ines said her bike was stolen.") == "Ines's bike was stolen."
+
+
+def _candidates(texts_days: list[tuple[str, int]], cosine: float,
+                cfg: AgentsConfig | None = None) -> tuple[list[int], dict[int, str]]:
+    mems = [_mem(i, t, d) for i, (t, d) in enumerate(texts_days)]
+    stmts = [statement(m.text) for m in mems]
+    sims = np.full((len(mems), len(mems)), cosine)
+    np.fill_diagonal(sims, 1.0)
+    apart: dict[int, str] = {}
+    group = merge_candidates(0, range(len(mems)), set(), mems, sims, stmts,
+                             lambda g, j: None, cfg or AgentsConfig(), apart)
+    return group, apart
+
+
+def test_a_short_form_of_a_longer_memory_of_one_holder_joins_it_at_a_low_cosine():
+    long = ("Priyanka is training for a marathon, the Lisbon one in October.", 60)
+    assert _candidates([long, ("Priyanka is training for a marathon.", 0)], 0.55)[0] == [0, 1]
+    # another holder (her coach), a word the longer one lacks, or the knob turned off: apart
+    assert _candidates([long, ("Priyanka's coach is training for a marathon.", 0)],
+                       0.55)[0] == [0]
+    assert _candidates([long, ("Priyanka is training for a triathlon.", 0)], 0.55)[0] == [0]
+    assert _candidates([long, ("Priyanka is training for a marathon.", 0)], 0.55,
+                       AgentsConfig(subsume_threshold=1.0))[0] == [0]
+    assert _candidates([long, ("Priyanka is training for a marathon.", 0)], 0.45)[0] == [0]
+
+
+def test_an_event_dated_by_its_year_may_join_a_memory_of_another_day():
+    # the merged memory is dated like the newer, short one: the event's own year keeps it
+    dated = ("The user grows tomatoes: six plants on the balcony, started in 2022.", 0)
+    group, _ = _candidates([("The user grows tomatoes.", 50), dated], 0.7)
+    assert group == [0, 1]
+    undated = ("The user grows tomatoes: six plants on the balcony, started on a whim.", 0)
+    group, apart = _candidates([("The user grows tomatoes.", 50), undated], 0.7)
+    assert group == [0] and "another day" in apart[1]
+
+
+def test_has_no_and_does_not_own_are_one_polarity_and_x_is_y_reads_both_ways():
+    from memmaint.maintenance.agents.consolidate import Clause, clause_covered, equation_reversed
+
+    v = np.ones(4) / 2.0
+    assert clause_covered(Clause("The user doesn't own a bicycle.", v, None),
+                          [Clause("User has no bicycle.", v, None)])
+    assert not clause_covered(Clause("The user owns a bicycle.", v, None),
+                              [Clause("User has no bicycle.", v, None)])
+    assert equation_reversed("Lena's favourite film is Alien.", "Alien is Lena's favourite film.")
+    assert not equation_reversed("Tom is Ana's manager.", "Ana is Tom's manager.")
+    assert not equation_reversed("The user's car is red.", "Red is not the user's car.")
+
+
+def test_an_adverb_before_the_verb_is_no_subject_and_a_standing_dislike_joins_across_days():
+    assert statement("User really dislikes crowded trains.").holder == "user"
+    assert statement("The user typically orders oat lattes.").holder == "user"
+    group, _ = _candidates([("User really dislikes noisy trains.", 40),
+                            ("The user hates noisy trains.", 0)], 0.86)
+    assert group == [0, 1]
+    # a feeling about one occasion still stays on its day
+    group, apart = _candidates([("Maria finds the new choir rehearsals exhausting.", 40),
+                                ("Maria finds the choir rehearsals exhausting.", 0)], 0.95)
+    assert group == [0] and "its own day" in apart[1]

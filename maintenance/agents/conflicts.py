@@ -120,6 +120,10 @@ def _num(text: str) -> str:
     return f"{value:g}"
 
 
+#: Verbs whose negation denies their object ("doesn't own a car": no car).
+_POSSESSION = frozenset(("own", "owns", "owned", "possess", "possesses", "possessed"))
+
+
 def extract(text: str) -> Facts:
     """Values, polarity and subject words of ``text`` (see the module docstring)."""
     low = text.lower()
@@ -197,7 +201,8 @@ def extract(text: str) -> Facts:
         subject.add(stem)
         if in_scope:
             negated.add(stem)
-            scope = 0
+            # "doesn't own a TV" denies the TV, as "has no TV" does
+            scope = scope if w in _POSSESSION else 0
         else:
             plain.add(stem)
     return Facts(

@@ -136,7 +136,7 @@ def paraphrase(a: Clause, b: Clause, *, threshold: float = PARAPHRASE_COSINE) ->
         return None  # a sentence-initial name ("Sam is ..." / "Ana is ...")
     if lead_name_differs(a.text, b.text):
         return None  # "John appreciated Maria's offer" / "Maria offered to help John"
-    if {u.key for u in ua if u.kind == "negation"} != {u.key for u in ub if u.kind == "negation"}:
+    if _polarity(ua) != _polarity(ub):
         return None
     content, other = _content(ua), _content(ub)
     missing = _fuzzy_missing(content, other)
@@ -146,6 +146,29 @@ def paraphrase(a: Clause, b: Clause, *, threshold: float = PARAPHRASE_COSINE) ->
     if relation(statement(a.text), statement(b.text), cos) is not None:
         return None
     return f"paraphrase (cosine {cos:.2f}, same names, numbers, dates and negations)"
+
+
+def _polarity(us: Sequence[Unit]) -> set[str]:
+    """The negations of a clause, "has no TV" and "doesn't own a TV" read as one."""
+    return {"not" if u.key == "no" else u.key for u in us if u.kind == "negation"}
+
+
+_EQUATION = re.compile(r"^(.+?)\s+(?:is|are)\s+(.+?)[.!?]?$", re.IGNORECASE)
+
+
+def equation_reversed(a: str, b: str) -> bool:
+    """Whether ``b`` states ``a``'s "X is Y" as "Y is X" ("Oskar's favourite band is
+    Radiohead" / "Radiohead is Oskar's favourite band"): the same words on either side of the
+    copula, swapped, and the same negations."""
+    ma, mb = _EQUATION.match(a.strip()), _EQUATION.match(b.strip())
+    if not ma or not mb:
+        return False
+    sides_a = [units(ma.group(1)), units(ma.group(2))]
+    sides_b = [units(mb.group(1)), units(mb.group(2))]
+    la, ra = (_content(s) for s in sides_a)
+    lb, rb = (_content(s) for s in sides_b)
+    return bool(la and ra) and la == rb and ra == lb and (
+        _polarity([*sides_a[0], *sides_a[1]]) == _polarity([*sides_b[0], *sides_b[1]]))
 
 
 def _vector(c: Clause) -> np.ndarray | None:
@@ -158,6 +181,8 @@ def clause_covered(clause: Clause, kept: Sequence[Clause]) -> str | None:
     vectors stand in for a clause of several); ``None`` when it does not."""
     if coverage(clause.text, " ".join(c.text for c in kept)).covered:
         return "words"
+    if any(equation_reversed(clause.text, other.text) for other in kept):
+        return "same words, the two sides of 'is' swapped"
     for other in kept:
         why = paraphrase(clause, other)
         if why:
@@ -297,6 +322,11 @@ def consolidate(group: Sequence[int], mems: Sequence[Memory], vecs: np.ndarray,
     return MergeText(out, text, base, joined, apart)
 
 
+def merge_floor(cfg: AgentsConfig) -> float:
+    """The cosine to the seed below which :func:`merge_candidates` takes no memory."""
+    return min(cfg.dedup_threshold, MULTI_CLAUSE_COSINE, cfg.subsume_threshold)
+
+
 def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequence[Memory],
                      sims: np.ndarray, stmts: Sequence[Statement], rel: RelationFn,
                      cfg: AgentsConfig, apart: dict[int, str]) -> list[int]:
@@ -312,11 +342,13 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
         if j == seed or j in taken:
             continue
         cos = float(sims[seed, j])
-        if cos < min(cfg.dedup_threshold, MULTI_CLAUSE_COSINE):
+        if cos < merge_floor(cfg):
             continue
         if cos < cfg.merge_threshold and not (
                 (cos >= cfg.dedup_threshold and coverage(mems[j].text, mems[seed].text))
-                or states_same_fact(mems[j].text, mems[seed].text, cos)):
+                or states_same_fact(mems[j].text, mems[seed].text, cos)
+                or (cos >= cfg.subsume_threshold and (subsumed(stmts[j], stmts[seed])
+                                                or subsumed(stmts[seed], stmts[j])))):
             continue
         blocked = next(((g, r) for g in group if (r := rel(g, j)) is not None), None)
         if blocked is not None:
@@ -331,7 +363,7 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
                                 f"duplicate of {mems[seed].id} (cosine {cos:.2f})")
             continue
         if any(stmts[x].past and mems[x].created_at.date() != when.date()
-               and not stmts[x].facts.values.get("date") for x in (*group, j)):
+               and not absolute_date(stmts[x]) for x in (*group, j)):
             apart.setdefault(j, f"kept apart because it reports an event of another day than "
                                 f"{mems[seed].id} (cosine {cos:.2f})")
             continue
@@ -348,13 +380,42 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
     return group
 
 
+def subsumed(short: Statement, long: Statement) -> bool:
+    """Whether ``long`` says all that ``short`` says and more, about one holder: the same
+    holder (not one's relative: "the user's sister"), every word, name, number and negation
+    of ``short`` in ``long``, and something said beyond the holder."""
+    if not short.holder or short.holder != long.holder:
+        return False
+    words = [u for u in units(short.text) if u.kind in ("word", "name")]
+    said = {u.key for u in words} - set(short.holder.split("/"))
+    if len(words) < 2 or not said or len(units(long.text)) <= len(units(short.text)):
+        return False
+    return coverage(short.text, long.text).covered
+
+
+_YEAR = re.compile(r"\b(?:in|since|from|during|of|until)\s+(?:early\s+|late\s+|mid-?)?"
+                   r"(?:19|20)\d\d\b", re.IGNORECASE)
+
+
+def absolute_date(st: Statement) -> bool:
+    """Whether the statement dates itself: a date, or a year ("started in 2021")."""
+    return bool(st.facts.values.get("date")) or bool(_YEAR.search(st.text))
+
+
 def _session_note(st: Statement) -> bool:
     """An observation of one day rather than a standing fact: a report of what someone said
     or did ("Jon expressed gratitude") or of what they felt ("Maria finds volunteering
     fulfilling"). Read under another day's date it says something else, so it joins no
     memory of another day."""
-    return is_report(st) or is_opinion(st)
+    return is_report(st) or (is_opinion(st) and not _PREFERENCE.search(st.text))
 
 
-__all__ = ["PARAPHRASE_COSINE", "Clause", "MergeText", "clause_covered", "clauses_of",
-           "consolidate", "merge_candidates", "paraphrase", "states_same_fact"]
+#: A standing like or dislike ("The user hates long meetings"), which holds beyond its day,
+#: unlike a feeling about one ("Maria finds volunteering fulfilling").
+_PREFERENCE = re.compile(r"\b(?:loves?|likes?|enjoys?|hates?|dislikes?|prefers?|can't stand)\b",
+                         re.IGNORECASE)
+
+
+__all__ = ["PARAPHRASE_COSINE", "Clause", "MergeText", "absolute_date", "clause_covered", "clauses_of",
+           "consolidate", "equation_reversed", "merge_candidates", "merge_floor", "paraphrase",
+           "states_same_fact", "subsumed"]

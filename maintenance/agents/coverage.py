@@ -125,6 +125,11 @@ _IRREGULAR = {
     "better": "good", "best": "good", "worse": "bad", "worst": "bad", "going": "go",
     "used": "use", "lying": "lie", "dying": "die", "news": "news",
 }
+#: Adverbs that open a predicate ("User really dislikes ..."): never a subject word.
+ADVERBS = frozenset((
+    "really", "actually", "typically", "generally", "mostly", "rarely", "sometimes",
+    "definitely", "strongly", "absolutely", "totally", "mainly", "normally", "basically",
+    "truly", "genuinely", "seldom", "frequently", "regularly", "occasionally"))
 # conservative synonyms: each word maps to the first word of its group (after stemming)
 _SYNONYM_GROUPS = (
     ("child", "kid"), ("mother", "mom", "mum"), ("father", "dad"),
@@ -132,7 +137,8 @@ _SYNONYM_GROUPS = (
     ("buy", "purchase"), ("big", "large"), ("tv", "television"), ("car", "automobile"),
     ("happy", "glad"), ("talk", "speak"), ("job", "employment"), ("cuisine", "food"),
     ("yearly", "annual", "annually"), ("monthly", "month"), ("hour", "hr", "hrs"),
-    ("minute", "min", "mins"),
+    ("minute", "min", "mins"), ("hate", "dislike", "detest"), ("reply", "answer", "respond"),
+    ("favourite", "favorite"), ("colour", "color"),
 )
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th|s)?\b|\d+[A-Za-z]\w*|[A-Za-z]+\d\w*|"
@@ -511,6 +517,7 @@ def lead_name_differs(a: str, b: str) -> bool:
 
 
 __all__ = [
+    "ADVERBS",
     "NOT_NAMES",
     "Coverage",
     "Unit",

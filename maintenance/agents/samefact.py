@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memmaint.maintenance.agents.coverage import Unit, sentences, stem, units
+from memmaint.maintenance.agents.coverage import ADVERBS, Unit, sentences, stem, units
 from memmaint.maintenance.agents.coverage import fuzzy_in as _fuzzy_in
 from memmaint.maintenance.agents.coverage import lead_name_differs as _lead_name_differs
 
@@ -191,7 +191,7 @@ _OPINION = frozenset(("find", "finds", "love", "loves", "like", "likes", "enjoy"
 def is_opinion(st: Statement) -> bool:
     """An attitude ("finds", "values", "loves"; :data:`_OPINION`), several of which may hold."""
     words = re.findall(r"[a-z]+", st.text.lower())
-    return bool(st.verb in _OPINION or (st.verb in ("now", "always", "really", "also")
+    return bool(st.verb in _OPINION or (st.verb in ("now", "always", "also", *ADVERBS)
                                          and any(w in _OPINION for w in words[:6])))
 
 

@@ -34,7 +34,7 @@ from memmaint.maintenance.agents.conflicts import (
     subject_similarity,
     value_differences,
 )
-from memmaint.maintenance.agents.coverage import ENTITIES, canonical_forms, stem
+from memmaint.maintenance.agents.coverage import ADVERBS, ENTITIES, canonical_forms, stem
 from memmaint.maintenance.agents.provenance import reported_fact, without_openers
 from memmaint.maintenance.agents.transitions import transition
 
@@ -96,7 +96,7 @@ _VERBISH = frozenset((
     "went", "owns", "owned", "gets", "got", "plays", "played", "meets", "met", "happens",
     "became", "becomes", "paid", "pays", "joined", "joins", "left", "leaves", "drives",
     "drove", "speaks", "spoke", "ate", "eats", "enjoys", "enjoyed", "attended", "attends",
-    "go", "come", "comes", "sits", "departs", "arrives", "stays",
+    "go", "come", "comes", "sits", "departs", "arrives", "stays", *ADVERBS,
 ))
 _SLOT_SKIP = frozenset((
     "a", "an", "the", "at", "in", "on", "to", "for", "of", "from", "is", "are", "was",

@@ -251,6 +251,11 @@ class AgentsConfig:
     dedup_threshold: float = _opt(0.75, min=-1.0, max=1.0, doc=(
         "merge, below merge_threshold: a memory of the cluster whose content the merged "
         "text already covers (a restatement) is merged from this cosine"))
+    subsume_threshold: float = _opt(0.5, min=-1.0, max=1.0, doc=(
+        "merge, below dedup_threshold: a memory whose every word a longer memory of the "
+        "same holder repeats (its short form: 'Esther is writing a thesis' / 'Esther is "
+        "writing a thesis on coral reefs, due in June') is merged from this cosine; 1 "
+        "turns it off"))
 
 
 @dataclass(frozen=True)
