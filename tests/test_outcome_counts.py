@@ -61,8 +61,9 @@ def test_the_old_additive_band_alone_would_serve_the_failure():
 
 
 def test_the_pull_grows_with_the_failures():
+    # the untried memory is on topic (within the margin of 0.8): the failures sink below it
     pool = [mem("once", 0, 1), mem("four", 0, 4), mem("untried")]
-    q, vecs = at_cosines([0.8, 0.8, 0.5])
+    q, vecs = at_cosines([0.8, 0.8, 0.6])
     res = retrieve("q", pool, vecs, config=CFG, now=NOW, query_vector=q)
     by_id = {r.id: r for r in res.results}
     assert by_id["four"].final < by_id["once"].final < 0.8
@@ -129,7 +130,49 @@ def test_a_good_record_does_not_lift_another_need_across_the_failed_memory_s_gap
     res = retrieve("q", pool, vecs, config=cfg, now=NOW, query_vector=q)
     other = next(r for r in res.results if r.id == "other-need")
     assert other.outcome_bonus == 0.0 and not other.on_topic
-    assert res.ids[:2] == ["note", "other-need"]
+    # the failed advice sinks below the note, on topic, but not below the other need's advice
+    assert res.ids == ["note", "bad", "other-need"]
     # the old rule (lift wherever the floors allow) served the other need's advice first
-    old = RetrieveConfig(lexical=False, replacement_cosine=2.0, lift_on_topic_only=False)
+    old = RetrieveConfig(lexical=False, replacement_cosine=2.0, lift_on_topic_only=False,
+                         sink_on_topic_only=False)
     assert retrieve("q", pool, vecs, config=old, now=NOW, query_vector=q).ids[0] == "other-need"
+
+
+def test_a_failure_sinks_among_its_topic_not_below_another_topic_s_proven_memory():
+    # the query asks the failed advice's need (0.9), which has no proven advice (pairs off);
+    # the proven advice of another need (0.55) is off topic (more than the margin below the
+    # best): the evidence sinks the failure, but it does not hand the query to that memory
+    pool = [mem("bad", 0, 1), mem("other-need", 5, 0), mem("far", 0, 0)]
+    q, vecs = at_cosines([0.9, 0.55, 0.1])
+    cfg = RetrieveConfig(lexical=False, replacement_cosine=2.0)
+    res = retrieve("q", pool, vecs, config=cfg, now=NOW, query_vector=q)
+    assert res.decision == SERVE and res.ids[:2] == ["bad", "other-need"]
+    bad = res[0]
+    assert bad.on_topic and bad.outcome_bonus < 0  # still sunk: 0.9 -> just above 0.55
+    assert res[1].final < bad.final < 0.56
+    assert bad.final == pytest.approx(bad.similarity + bad.lexical + bad.outcome_bonus)
+    # before (retrieve.sink_on_topic_only off) the failure sank under the other need's advice
+    old = RetrieveConfig(lexical=False, replacement_cosine=2.0, sink_on_topic_only=False)
+    assert retrieve("q", pool, vecs, config=old, now=NOW, query_vector=q).ids[0] == "other-need"
+
+
+def test_a_failure_still_sinks_below_an_untried_memory_on_topic():
+    # an untried note at 0.75 (within the margin of 0.9) is on topic: served before the
+    # failure, which still comes before the off-topic proven memory
+    pool = [mem("bad", 0, 1), mem("note", 0, 0), mem("other-need", 5, 0)]
+    q, vecs = at_cosines([0.9, 0.75, 0.55])
+    cfg = RetrieveConfig(lexical=False, replacement_cosine=2.0)
+    assert retrieve("q", pool, vecs, config=cfg, now=NOW, query_vector=q).ids == [
+        "note", "bad", "other-need"]
+
+
+def test_several_failures_keep_their_evidence_order_above_the_off_topic_floor():
+    # two failures on topic, one failed once (0.85) and one four times (0.9, and newer): both
+    # are raised above the off-topic proven memory, the one with less evidence against it
+    # still first (a tie at the floor would have gone to the newer)
+    pool = [mem("bad-1", 0, 1, days=5), mem("bad-4", 0, 4, days=3), mem("other-need", 5, 0)]
+    q, vecs = at_cosines([0.85, 0.9, 0.5])
+    cfg = RetrieveConfig(lexical=False, replacement_cosine=2.0)
+    res = retrieve("q", pool, vecs, config=cfg, now=NOW, query_vector=q)
+    assert res.ids == ["bad-1", "bad-4", "other-need"]
+    assert res[2].final < res[1].final < res[0].final < 0.51

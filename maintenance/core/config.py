@@ -358,6 +358,11 @@ class RetrieveConfig:
         "counters alone: a good record lifts only memories on the query's topic by the gate's "
         "test (within relevance_margin of the best candidate, a failed one included); across "
         "that gap only a failed memory's pair is lifted, in its place"))
+    sink_on_topic_only: bool = _opt(True, doc=(
+        "a memory on the query's topic that its record sinks (it helps less often than its "
+        "namespace) sinks below the other on-topic candidates only, never below a memory off "
+        "the query's topic (the gate's test): outcome reorders a topic, it does not hand the "
+        "query to another topic's memory"))
     route: bool = _opt(False, doc="score only the clusters nearest the query (last routing table)")
     route_clusters: int = _opt(2, min=1, doc="routing: nearest cluster centroids searched")
     route_margin: float = _opt(0.05, min=0.0, max=2.0, doc="routing: also search centroids "

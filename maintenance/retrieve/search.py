@@ -406,6 +406,8 @@ class Retriever:
             results = self._by_serve_history(results, idx, q, now, rate)
         if self._pairs:
             results = self._in_place(results, idx, q, sims, liftable, expected, rate)
+        if cfg.outcome and cfg.sink_on_topic_only:
+            results = _sink_among_on_topic(results, cfg.gate)
         return self._decide(query, results, k, routed)
 
     def _in_place(self, results: list[Result], idx: np.ndarray, q: np.ndarray,
@@ -551,6 +553,34 @@ class Retriever:
                     + (f"; {loose} fresh ones only loosely related (within the floor "
                        f"{floor:g}, far below the best)" if loose else ""))
         return f"no memory with similarity >= {floor:g}"
+
+
+def _sink_among_on_topic(results: list[Result], gate: bool) -> list[Result]:
+    """A memory on the query's topic that its record sinks (``outcome_bonus < 0``: it helps
+    less often than its namespace) sinks below the other on-topic candidates only, not
+    below a memory off the query's topic (the gate's test): where it fell under the best
+    off-topic candidate it is raised to just above it (several such memories keep their
+    order, each a float step above the last). Outcome reorders the
+    memories of the topic; it does not hand the query to another topic's memory (issue #37:
+    where a failed memory has no proven pair, the next by similarity was often the proven
+    advice of a neighbouring need). A memory the serve history judges, or a ``STALE_WARN``
+    one (the gate's down-ranking is not undone), keeps its score."""
+    off = [r.final for r in results
+           if not r.on_topic and not (gate and r.verdict == STALE_BLOCK)]
+    if not off:
+        return results
+    floor = max(off)
+    sunk = sorted((j for j, r in enumerate(results)
+                   if r.on_topic and r.outcome_bonus < 0 and r.final <= floor
+                   and r.served_for is None and r.in_place_of is None and r.verdict == FRESH),
+                  key=lambda j: results[j].final)
+    out = list(results)
+    for j in sunk:  # lowest first: each just above the last, so their order is kept
+        floor = float(np.nextafter(floor, np.inf))
+        r = results[j]
+        out[j] = dataclasses.replace(r, final=floor,
+                                     outcome_bonus=floor - r.similarity - r.lexical)
+    return out
 
 
 def _liftable(sims: np.ndarray, floor: float, z: float) -> np.ndarray:
