@@ -45,6 +45,21 @@ def test_pairs_are_one_to_one_with_the_largest_total_cosine():
     assert replacements(pool, vecs, 0.65) == {1: 3}  # a pair below the cosine is dropped
 
 
+def test_a_pair_under_the_floor_does_not_decide_the_others():
+    # bad-a's advice is good-a (0.35); bad-b's own advice is not there, good-b is 0.1 from it.
+    # Counting that 0.1, crossing (0.25 + 0.25) beat 0.35 + 0.1, and both failures were
+    # handed another need's advice; under the floor 0.2 a pair is worth no more than none
+    pool = [mem("bad-a", 0, 1), mem("bad-b", 0, 1), mem("good-a", 5), mem("good-b", 5)]
+    cos = {(0, 2): 0.35, (0, 3): 0.25, (1, 2): 0.25, (1, 3): 0.1}
+    vecs = np.zeros((4, 8))
+    vecs[2, 0] = vecs[3, 1] = 1.0
+    for b in (0, 1):
+        vecs[b, 0], vecs[b, 1] = cos[(b, 2)], cos[(b, 3)]
+        vecs[b, 2 + b] = np.sqrt(1 - vecs[b, 0] ** 2 - vecs[b, 1] ** 2)
+    assert replacements(pool, vecs, 0.2) == {0: 2}
+    assert replacements(pool, vecs, 0.0) == {0: 3, 1: 2}  # no floor: the total decides
+
+
 def test_pairs_stay_in_their_namespace_and_need_both_kinds():
     pool = [mem("bad", 0, 1, namespace="a"), mem("good", 5, namespace="b"),
             mem("new", namespace="a"), mem("mixed", 2, 2, namespace="a")]

@@ -8,8 +8,10 @@ similarity floor, behind failed advice at 0.85). Which proven memory is that? Th
 one to the failed memory is often another need's advice of the same subject (the subject's
 words are shared), so the pairs are chosen together: per namespace, failed and proven
 memories are paired one to one so that the pairs' total cosine is largest (an assignment),
-and a pair is kept only at cosine ``min_cosine`` or more. A proven memory that is nearer to
-another failed memory than that one's own best alternative answers that one's need.
+and a pair is kept only at cosine ``min_cosine`` or more; the total counts each pair's cosine
+above that floor only (a pair under it is worth no more than no pair, so a pair that will be
+dropped does not decide the others). A proven memory that is nearer to another failed memory
+than that one's own best alternative answers that one's need.
 
 Failed memories the nightly run retired (superseded or evicted) take part too, as
 *pointers*: they are never served, but when one is the query's on-topic candidate its pair
@@ -87,7 +89,10 @@ def _assign(cos: np.ndarray, min_cosine: float) -> tuple[tuple[int, int], ...]:
         near = np.argpartition(-cos, NEAREST - 1, axis=1)[:, :NEAREST]
         cols = np.unique(near)
         cos = cos[:, cols]
-    rows, picked = linear_sum_assignment(-cos)
+    # a pair under the floor is worth no more than no pair: dropped afterwards, it must not
+    # decide the others (counting it, a failed memory with no proven advice of its own drew
+    # another need's advice away from that need's failed memory)
+    rows, picked = linear_sum_assignment(-np.maximum(cos, min_cosine))
     return tuple((int(r), int(cols[c])) for r, c in zip(rows, picked)
                  if cos[r, c] >= min_cosine)
 
