@@ -508,3 +508,40 @@ def test_an_adverb_before_the_verb_is_no_subject_and_a_standing_dislike_joins_ac
     group, apart = _candidates([("Maria finds the new choir rehearsals exhausting.", 40),
                                 ("Maria finds the choir rehearsals exhausting.", 0)], 0.95)
     assert group == [0] and "its own day" in apart[1]
+
+
+def test_one_time_period_or_phrase_written_two_ways_reads_as_one():
+    from memmaint.maintenance.agents.coverage import canonical_forms
+
+    assert canonical_forms("Invoices are sent every Monday by noon.") == \
+        "Invoices are sent every Monday by 12:00."
+    assert canonical_forms("Backups are kept for three weeks.") == \
+        "Backups are kept for 21 days."
+    assert canonical_forms("The plants get watered two times daily.") == \
+        "The plants get watered twice a day."
+    assert canonical_forms("Her go-to editor these days is Helix.") == \
+        "Her go-to editor now is Helix."
+    assert canonical_forms("Tariq was raised in Leeds.") == "Tariq grew up in Leeds."
+    # "a week" is no count of weeks ("twice a week" stays)
+    assert canonical_forms("Yoga twice a week.") == "Yoga twice a week."
+    assert not is_past("Tariq grew up in Leeds.") and is_past("The cacti grew fast in May.")
+
+
+def test_a_dropped_plan_reverses_the_decision_and_no_longer_retires_the_habit():
+    found = relation(statement("We decided to open a second office in Leeds."),
+                     statement("The plan to open a second office in Leeds was shelved."), 0.8)
+    assert found is not None and found.kind == "change"
+    assert relation(statement("We decided to open a second office in Leeds."),
+                    statement("The plan to hire a designer was shelved."), 0.5) is None
+    found = relation(statement("The user is a heavy drinker."),
+                     statement("User no longer drinks."), 0.7)
+    assert found is not None and found.kind == "change"
+
+
+def test_a_note_in_the_users_voice_is_about_the_user_and_openers_are_no_subject():
+    assert statement("I take the train to work.").holder == "user"
+    assert statement("I'm allergic to latex.").holder == "user"
+    assert same_fact("I take my coffee with oat milk.", "The user drinks coffee with oat milk.",
+                     0.85)
+    assert statement("Heads-up: Noor works from Lisbon.").holder == "noor"
+    assert statement("btw Noor works from Lisbon.").holder == "noor"

@@ -257,13 +257,35 @@ _PLACE_ALIASES = tuple((re.compile(pattern), canonical) for pattern, canonical i
 ))
 
 
+#: One time, period or phrase written several ways, read as one: "noon" is 12:00, "two
+#: weeks" 14 days, "two times daily" twice a day, "these days" now, "was raised in" grew up in.
+_PHRASE_ALIASES = tuple((re.compile(pattern, re.IGNORECASE), canonical) for pattern, canonical in (
+    (r"\b(?:noon|midday)\b", "12:00"),
+    (r"\bmidnight\b", "00:00"),
+    (r"\b(?:these days|nowadays|at the moment)\b", "now"),
+    (r"\btwo times\b", "twice"),
+    (r"\b(once|twice|three times|four times)\s+(?:daily|per day|each day)\b", r"\1 a day"),
+    (r"\b(?:was|were|got)\s+(?:raised|brought up)\s+in\b", "grew up in"),
+))
+_WEEKS = re.compile(r"\b(\d{1,2}|" + "|".join(SMALL_NUMBERS[1:11]) + r")\s+weeks?\b",
+                    re.IGNORECASE)
+
+
+def _weeks_as_days(m: re.Match[str]) -> str:
+    n = m.group(1).lower()
+    return f"{7 * int(_NUMBER_WORDS.get(n, n))} days"
+
+
 def canonical_forms(text: str) -> str:
     """``text`` with the usual names of one place written one way ("Standard delivery to
-    Britain" -> "... to the UK") and "working days" as "business days", so that the readers
-    compare places and periods, not spellings."""
+    Britain" -> "... to the UK"), "working days" as "business days", and the times, periods
+    and phrases of :data:`_PHRASE_ALIASES` one way, so that the readers compare places and
+    periods, not spellings."""
     for pattern, canonical in _PLACE_ALIASES:
         text = pattern.sub(canonical, text)
-    return text
+    for pattern, canonical in _PHRASE_ALIASES:
+        text = pattern.sub(canonical, text)
+    return _WEEKS.sub(_weeks_as_days, text)
 
 
 def units(text: str) -> list[Unit]:

@@ -25,7 +25,8 @@ _COUNT = r"(?:\w+|a few)"
 
 #: Framings and hedges that open a note, each followed by ":" "-" "," or a space.
 _OPENERS = re.compile(
-    r"^\s*(?:note|nb|fyi|kb|reminder|heads up|important|internal note|internally|macro text|"
+    r"^\s*(?:note|nb|fyi|kb|reminder|heads[- ]up|btw|by the way|for the record|fwiw|iirc|"
+    r"afaik|quick note|side note|just so you know|important|internal note|internally|macro text|"
     r"customer-facing answer|remember that|i believe|i think|as far as i know|"
     r"if i remember correctly|apparently|per the (?:docs|documentation|wiki|help-center "
     r"article|runbook)|confirmed with " + _NAME + r"|according to " + _NAME + r"|"

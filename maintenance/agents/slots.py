@@ -151,6 +151,8 @@ def is_past(text: str) -> bool:
     words = re.findall(r"[a-z']+", text.lower())
     for m in _PAST.finditer(text):
         if m.group(1):
+            if m.group(1).lower() == "grew" and re.match(r"\s+up\b", text[m.end():]):
+                continue  # where someone grew up reads the same under any date
             at = [k for k, w in enumerate(words) if w == m.group(1).lower()]
             if at and at[0] > 0 and words[at[0] - 1] in _BE:
                 continue  # a passive or a state: "after being sent", "is left"
@@ -264,6 +266,7 @@ def statement(text: str) -> Statement:
                     not start and not tok[0].isupper() and low.endswith("ed")
                     and subject_words) or (
                     _third_person(tok, n_first, first_tok)) or (
+                    n_first == 1 and first_tok in ("I", "I'm")) or (
                     _verb_after_noun(tok, tok_before, subject_words)):
                 seen_verb = verb_found = True
                 verb = low
@@ -305,6 +308,8 @@ def statement(text: str) -> Statement:
     if first_sentence and not seen_verb and subject_words:
         holder = _owned(owner, subject_words[-1])
         mods = _modifiers(owner, subject_words[of_at:])
+    if holder in ("i", "i'm"):
+        holder = "user"  # a note in the user's voice ("I take my tea black") is about the user
     switched: set[str] = set()
     for m in _SWITCH.finditer(text):
         for tok in _TOKEN.findall(m.group(1) or m.group(2) or m.group(3)):

@@ -100,6 +100,11 @@ _NO_INTENT = re.compile(r"\b(?:(?:decided|chose|agreed)\s+not\s+to|no longer\s+(
                         r"intends?|wants?|going)\s+to|(?:is|are|am)\s+not\s+going\s+to|"
                         r"won't|will not|will no longer|gave up on|scrapped|dropped the plan"
                         r"\s+to|called off)\s+(\w+)\s*([^.,;!?]*)", re.IGNORECASE)
+#: "The plan to launch a newsletter was scrapped": the decision named before its reversal.
+_PLAN_DROPPED = re.compile(r"\b(?:plans?|idea|decision)\s+to\s+(\w+)\s*([^.,;!?]*?)\s+"
+                           r"(?:was|were|has been|have been|had been|got|is)\s+(?:scrapped|"
+                           r"dropped|cancell?ed|canceled|abandoned|shelved|called off)\b",
+                           re.IGNORECASE)
 
 _ORDINALS = {"zeroth": "0", **ORDINAL_WORDS}
 _ORDINAL_RE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b", re.IGNORECASE)
@@ -147,13 +152,15 @@ def _spells_change(text: str) -> bool:
     """Whether ``text`` spells out any change :func:`transition` reads (most texts do not,
     and the pair test then costs a cached lookup)."""
     return bool(_left_behind(text) or _TO_VALUE.search(text) or _RAISED.search(text)
-                or _NO_INTENT.search(text))
+                or _NO_INTENT.search(text) or _PLAN_DROPPED.search(text))
 
 
 def _states(old: str, span: str) -> bool:
+    """Whether ``old`` says every content word of ``span`` (a word in another of its forms:
+    "no longer smokes" left "is a smoker" behind)."""
     keys = _keys(span)
-    have = _keys(old)
-    return bool(keys) and keys <= have
+    have = set(_keys(old))
+    return bool(keys) and all(k in have or (k.isalpha() and fuzzy_in(k, have)) for k in keys)
 
 
 def _topic(old: str, new: str, spans: frozenset[str], cosine: float) -> bool:
@@ -272,9 +279,9 @@ def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
 def _reversed(old: str, new: str) -> str | None:
     """A decision one memory takes and the other reverses (same verb, same object)."""
     for a, b in ((old, new), (new, old)):
-        for no in _NO_INTENT.finditer(b):
+        for no in (*_NO_INTENT.finditer(b), *_PLAN_DROPPED.finditer(b)):
             verb, obj = stem(no.group(1)), _keys(no.group(2))
-            if _NO_INTENT.search(a):
+            if _NO_INTENT.search(a) or _PLAN_DROPPED.search(a):
                 continue
             for yes in _INTENT.finditer(a):
                 if stem(yes.group(1)) == verb and (not obj or obj & _keys(yes.group(2))):
