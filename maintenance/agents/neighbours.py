@@ -19,6 +19,11 @@ The cost is about ``n x PROBES**2 x max(CELL, sqrt(n))`` cosines (``n**1.5``) in
 neighbour whose cell is neither of a memory's two nearest ones is missed
 (``benchmarks/group_updates.py --recall`` measures the share of the exact pairs found). The
 result is deterministic (a fixed seed).
+
+The rules' planning of one large cluster reads candidate pairs instead of every pair
+(:func:`~memmaint.maintenance.agents.updates.cluster_partners`); :func:`jaccard_pairs` gives
+it, exactly, every pair of word sets whose Jaccard similarity reaches a threshold, without
+comparing every pair (prefix filtering).
 """
 
 from __future__ import annotations
@@ -137,4 +142,35 @@ def approximate_pairs(unit: np.ndarray, rows: np.ndarray, k: int, floor: float,
     return np.unique(pairs, axis=0)
 
 
-__all__ = ["CELL", "approximate_pairs"]
+def jaccard_pairs(sets: list[frozenset[str]], threshold: float) -> list[tuple[int, int]]:
+    """Every pair ``(i, j)``, ``i < j``, of ``sets`` with Jaccard similarity >= ``threshold``
+    (> 0; an empty set has none), sorted. Exact, by prefix filtering: with the words ordered
+    rarest first, two sets that reach the threshold share a word among the first ``|x| -
+    ceil(threshold * |x|) + 1`` of each, so only pairs sharing such a word are compared."""
+    if threshold <= 0:
+        raise ValueError(f"threshold must be > 0, got {threshold}")
+    freq: dict[str, int] = {}
+    for words in sets:
+        for w in words:
+            freq[w] = freq.get(w, 0) + 1
+    index: dict[str, list[int]] = {}
+    found: set[tuple[int, int]] = set()
+    for i, words in enumerate(sets):
+        if not words:
+            continue
+        ordered = sorted(words, key=lambda w: (freq[w], w))
+        need = max(1, math.ceil(threshold * len(ordered) - 1e-9))
+        seen: set[int] = set()
+        for w in ordered[:len(ordered) - need + 1]:
+            for j in index.get(w, ()):
+                if j in seen:
+                    continue
+                seen.add(j)
+                other = sets[j]
+                if len(words & other) >= threshold * len(words | other) - 1e-12:
+                    found.add((j, i))
+            index.setdefault(w, []).append(i)
+    return sorted(found)
+
+
+__all__ = ["CELL", "approximate_pairs", "jaccard_pairs"]

@@ -68,7 +68,13 @@ from memmaint.maintenance.agents.outcome_rules import (
     sibling_reason,
 )
 from memmaint.maintenance.agents.slots import Statement, statement
-from memmaint.maintenance.agents.updates import CONFLICT, relations, resolve_changes
+from memmaint.maintenance.agents.updates import (
+    ALL_PAIRS_MAX,
+    CONFLICT,
+    cluster_partners,
+    relations,
+    resolve_changes,
+)
 from memmaint.maintenance.core.config import AgentsConfig, config_to_dict
 from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.freshness import (
@@ -304,13 +310,18 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     facts = [st.facts for st in stmts]
     order = sorted(range(n), key=lambda i: _order_key(mems[i], stmts[i], cfg.conflict_policy),
                    reverse=True)
+    # a large cluster reads candidate pairs, not every pair (updates.ALL_PAIRS_MAX)
+    partners = cluster_partners(stmts, sims, cfg) if n > ALL_PAIRS_MAX else None
 
     # freshness: supersede or evict STALE_BLOCK memories
     for i in range(n):
         if i in decided or verdict(fresh[i]) != STALE_BLOCK:
             continue
         stale = _stale_text(mems[i], fresh[i], cfg, now)
-        cover = _best_cover(i, mems, fresh, sims, facts, decided, cfg)
+        cover = _best_cover(i, mems, fresh, sims, facts, decided, cfg,
+                            None if partners is None else sorted(
+                                partners.near[i].union(np.flatnonzero(
+                                    sims[i] >= cfg.cover_threshold).tolist())))
         if cover is not None:
             j = cover
             decided[i] = Supersede(mems[i].id, mems[j].id, "freshness",
@@ -330,17 +341,20 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     rel = relations(stmts, sims, cfg)
     resolve_changes(mems, stmts, order, decided, replaced_by, keep_reason, flags, rel, cfg,
                     same=lambda x, y: states_same_fact(mems[x].text, mems[y].text,
-                                                       float(sims[x, y])))
+                                                       float(sims[x, y])), partners=partners)
 
     # merge duplicates and refinements around the canonical memory, each fact stated once
     live = sorted((i for i in range(n) if i not in decided),
                   key=lambda i: _priority(mems[i], cfg.canonical), reverse=True)
     taken: set[int] = set()
     apart: dict[int, str] = {}
+    live_arr = np.array(live, dtype=np.int64)
+    floor = _merge_floor(cfg)
     for seed in live:
         if seed in taken:
             continue
-        found = consolidate(merge_candidates(seed, live, taken, mems, sims, stmts, rel, cfg,
+        near = live if partners is None else live_arr[sims[seed, live_arr] >= floor].tolist()
+        found = consolidate(merge_candidates(seed, near, taken, mems, sims, stmts, rel, cfg,
                                              apart), mems, vectors, cfg, embed)
         for j, why in found.apart.items():
             apart.setdefault(j, f"kept apart because {why}: near {mems[seed].id} (cosine "
@@ -375,6 +389,18 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
                        {m.id: m.version for m in mems}, actions, flags, "rules")
 
 
+def _merge_floor(cfg: AgentsConfig) -> float:
+    """The cosine to the seed below which ``consolidate.merge_candidates`` takes no memory
+    (its first cut): a large cluster hands it only the live memories at or above it, which
+    decides the same (``tests/test_cluster_partners.py`` checks it)."""
+    from memmaint.maintenance.agents import consolidate as merging
+
+    floor: Callable[[AgentsConfig], float] | None = getattr(merging, "merge_floor", None)
+    if floor is not None:
+        return floor(cfg)
+    return min(cfg.dedup_threshold, merging.MULTI_CLAUSE_COSINE)  # before merge_floor
+
+
 def _supersede_by_outcome(mems: list[Memory], sims: np.ndarray, prior: OutcomePrior,
                           protected: list[str | None], decided: dict[int, Action],
                           replaced_by: dict[str, str], cfg: AgentsConfig, now: datetime,
@@ -403,10 +429,13 @@ def _supersede_by_outcome(mems: list[Memory], sims: np.ndarray, prior: OutcomePr
 
 def _best_cover(i: int, mems: list[Memory], fresh: list[float], sims: np.ndarray,
                 facts: list[Facts], decided: Mapping[int, Action],
-                cfg: AgentsConfig) -> int | None:
+                cfg: AgentsConfig, others: list[int] | None = None) -> int | None:
+    """The newer memory that covers ``i`` best; ``others``: the only ones that can (in
+    index order; ``None``: every memory)."""
     best: tuple[float, float, str] | None = None
     pick = None
-    for j, other in enumerate(mems):
+    for j in (range(len(mems)) if others is None else others):
+        other = mems[j]
         if j == i or j in decided or verdict(fresh[j]) == STALE_BLOCK:
             continue
         if other.created_at < mems[i].created_at:

@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from memmaint.maintenance.agents.conflicts import extract
 from memmaint.maintenance.agents.samefact import (
+    MULTI_CLAUSE_COSINE,
+    SAME_FACT_COSINE,
     UPDATE_VERB_COSINE,
     is_activity,
     is_long,
@@ -44,6 +47,7 @@ from memmaint.maintenance.agents.slots import (
     Relation,
     Statement,
     relation,
+    same_holder,
     statement,
 )
 from memmaint.maintenance.core.config import AgentsConfig
@@ -129,6 +133,104 @@ def _changes(st: Statement) -> bool:
     return bool(words & _EVENT_CHANGE_WORDS) or bool(st.switched_from)
 
 
+#: Clusters up to this many memories have every live pair read (:func:`resolve_changes`,
+#: and the stale-cover and merge searches of ``rules.plan_cluster``): exactly as always. A
+#: larger cluster reads only the candidate pairs of :func:`cluster_partners` (about linear
+#: in its size where the pair loop is quadratic: 1,500 memories were 580,000 pair reads).
+ALL_PAIRS_MAX = 256
+#: Nearest others (by cosine, inside the cluster) every memory of a large cluster is read
+#: against, whatever else :func:`cluster_partners` adds.
+PARTNER_K = 16
+#: Same holder at this cosine is a same subject for ``slots.relation``.
+HOLDER_COSINE = 0.6
+#: A key (holder and slot, or a name switched from) shared by more memories of a cluster
+#: than this is too generic to pair them all.
+KEY_BUCKET = 256
+
+
+@dataclass(frozen=True)
+class Partners:
+    """The candidate pairs of a large cluster: ``near[i]``, the memories ``i`` is read
+    against (symmetric), and ``sims``, the cluster's cosines."""
+
+    near: list[frozenset[int]]
+    sims: np.ndarray
+
+    def ordered(self, i: int, pos: dict[int, int]) -> list[int]:
+        """``i``'s partners among the live memories ``pos`` indexes, in its order."""
+        return sorted((j for j in self.near[i] if j in pos), key=pos.__getitem__)
+
+    def same_fact(self, pos: dict[int, int]) -> Callable[[int], list[int]]:
+        """``near(j)``: the live memories at a cosine to ``j`` at which
+        ``samefact.states_same_fact`` can hold (its floor), in ``pos``'s order."""
+        floor = min(SAME_FACT_COSINE, MULTI_CLAUSE_COSINE)
+
+        def near(j: int) -> list[int]:
+            close = np.flatnonzero(self.sims[j] >= floor).tolist()
+            return sorted((x for x in close if x in pos), key=pos.__getitem__)
+        return near
+
+    def pairs(self) -> int:
+        return sum(len(x) for x in self.near) // 2
+
+
+def cluster_partners(stmts: Sequence[Statement], sims: np.ndarray,
+                     cfg: AgentsConfig) -> Partners:
+    """Candidate pairs of one large cluster, the pairs ``slots.relation`` can call a
+    ``"change"`` (approximately: a pair outside them is not read; see ``ALL_PAIRS_MAX``):
+    each memory's :data:`PARTNER_K` nearest; pairs at cosine >= ``conflict_cosine``, or >=
+    :data:`HOLDER_COSINE` with one holder; pairs whose subject words reach
+    ``conflict_subject_threshold`` (Jaccard, found exactly, :func:`~memmaint.maintenance.
+    agents.neighbours.jaccard_pairs`); pairs sharing a name slot of one holder or a name one
+    of them switched from (as :func:`group_updates` pairs them)."""
+    from memmaint.maintenance.agents.neighbours import jaccard_pairs
+
+    n = len(stmts)
+    near: list[set[int]] = [set() for _ in range(n)]
+
+    def add(a: int, b: int) -> None:
+        if a != b:
+            near[a].add(b)
+            near[b].add(a)
+
+    k = min(PARTNER_K, n - 1)
+    floor = min(cfg.conflict_cosine, HOLDER_COSINE)
+    for start in range(0, n, 1024):  # row blocks: no second n x n matrix
+        block = sims[start:start + 1024]
+        local = np.arange(len(block))
+        if k > 0:
+            far = -block.astype(np.float32)
+            far[local, start + local] = np.inf
+            for i, row in enumerate(np.argpartition(far, k - 1, axis=1)[:, :k].tolist()):
+                for j in row:
+                    add(start + i, j)
+            del far
+        rows, cols = np.nonzero(block >= floor)
+        for r, j in zip((rows + start).tolist(), cols.tolist()):
+            if j > r and (sims[r, j] >= cfg.conflict_cosine or (
+                    sims[r, j] >= HOLDER_COSINE
+                    and same_holder(stmts[r].holder, stmts[j].holder))):
+                add(r, j)
+    if cfg.conflict_subject_threshold > 0:
+        for a, b in jaccard_pairs([st.facts.subject for st in stmts],
+                                  cfg.conflict_subject_threshold):
+            add(a, b)
+    else:  # every pair is a same subject
+        for i in range(n):
+            near[i].update(range(n))
+            near[i].discard(i)
+    buckets: dict[tuple[str, ...], list[int]] = {}
+    for i, st in enumerate(stmts):
+        for key in _keys(st) | _retire_keys(st):
+            buckets.setdefault(key, []).append(i)
+    for members in buckets.values():
+        if 2 <= len(members) <= KEY_BUCKET:
+            for x in range(len(members)):
+                for y in range(x + 1, len(members)):
+                    add(members[x], members[y])
+    return Partners([frozenset(x) for x in near], sims)
+
+
 def _day(mem: Memory) -> str:
     return mem.created_at.strftime("%Y-%m-%d %H:%M")
 
@@ -137,21 +239,26 @@ def resolve_changes(mems: Sequence[Memory], stmts: Sequence[Statement], order: S
                     decided: dict[int, Action], replaced_by: dict[str, str],
                     keep_reason: dict[int, tuple[str, str]],
                     flags: dict[str, tuple[str, ...]], rel: RelationFn,
-                    cfg: AgentsConfig, same: SameFn | None = None) -> None:
+                    cfg: AgentsConfig, same: SameFn | None = None,
+                    partners: Partners | None = None) -> None:
     """Decide the cluster's updates and conflicts in place (see the module docstring).
 
     ``order`` lists the memories by the conflict policy's priority, first the one that wins;
     ``same(i, j)``: whether the two state one fact (a restatement of a superseded value is
-    superseded with it, see :func:`_restatements`).
+    superseded with it, see :func:`_restatements`). ``partners`` (a large cluster's,
+    :func:`cluster_partners`): only those pairs are read, in the same order; ``None``: every
+    live pair.
     """
     live = [i for i in order if i not in decided]
+    pos = {i: k for k, i in enumerate(live)}
     lost: dict[int, tuple[int, str]] = {}
     winners: dict[int, None] = {}  # ordered set
     by_time = cfg.conflict_policy == "newer"
     for i in live:
         if i in lost:
             continue
-        for j in live:
+        others = live if partners is None else partners.ordered(i, pos)
+        for j in others:
             if j == i or j in lost or j in winners:
                 continue
             found = rel(i, j)
@@ -170,7 +277,8 @@ def resolve_changes(mems: Sequence[Memory], stmts: Sequence[Statement], order: S
             lost[j] = (i, found.detail)
         winners[i] = None
     if same is not None:
-        _restatements(mems, live, lost, winners, rel, same)
+        _restatements(mems, live, lost, winners, rel, same,
+                      None if partners is None else partners.same_fact(pos))
     for w in winners:
         losers = sorted(j for j, (win, _d) in lost.items() if win == w)
         if not losers:
@@ -203,10 +311,12 @@ def resolve_changes(mems: Sequence[Memory], stmts: Sequence[Statement], order: S
 
 def _restatements(mems: Sequence[Memory], live: Sequence[int],
                   lost: dict[int, tuple[int, str]], winners: dict[int, None],
-                  rel: RelationFn, same: SameFn) -> None:
+                  rel: RelationFn, same: SameFn,
+                  near: Callable[[int], Iterable[int]] | None = None) -> None:
     """A memory that restates a superseded value ("Tom's home is in Lyon" beside "Tom is
     based in Lyon", superseded by "Tom is based in Graz") is superseded by the same winner,
-    when it is not newer than the winner and nothing sets the two apart."""
+    when it is not newer than the winner and nothing sets the two apart. ``near(j)``: the
+    live memories, in ``live``'s order, that can state ``j``'s fact (``None``: all)."""
     beat = {win for win, _d in lost.values()}
     values: dict[int, dict[str, frozenset[str]]] = {}
 
@@ -216,7 +326,7 @@ def _restatements(mems: Sequence[Memory], live: Sequence[int],
         return values[i]
 
     for j, (w, detail) in list(lost.items()):
-        for x in live:
+        for x in (live if near is None else near(j)):
             if x in lost or x in beat or x == w or x == j:
                 continue
             found = rel(x, w)
@@ -397,4 +507,5 @@ def group_updates(memories: Sequence[Memory], labels: np.ndarray, vectors: np.nd
     return out
 
 
-__all__ = ["CONFLICT", "group_updates", "relations", "resolve_changes"]
+__all__ = ["ALL_PAIRS_MAX", "CONFLICT", "Partners", "cluster_partners", "group_updates",
+           "relations", "resolve_changes"]
