@@ -545,3 +545,20 @@ def test_a_note_in_the_users_voice_is_about_the_user_and_openers_are_no_subject(
                      0.85)
     assert statement("Heads-up: Noor works from Lisbon.").holder == "noor"
     assert statement("btw Noor works from Lisbon.").holder == "noor"
+
+
+def test_one_subject_with_two_predicates_is_two_clauses_unless_the_second_points_back():
+    from memmaint.maintenance.agents.consolidate import clauses_of
+
+    assert [c.text for c in clauses_of("Ravi is a pilot and has flown to Lima twice.", None)] \
+        == ["Ravi is a pilot.", "Ravi has flown to Lima twice."]
+    assert [c.text for c in clauses_of("Ravi called his sister and booked a flight.", None)] \
+        == ["Ravi called his sister.", "Ravi booked a flight."]
+    for one in ("Ravi bakes bread and is proud of it.", "Ravi likes tea and coffee.",
+                "Ravi is saving up to stay focused and motivated."):
+        assert [c.text for c in clauses_of(one, None)] == [one]
+
+
+def test_being_a_doer_is_not_having_done_it_once():
+    assert not same_fact("Ines is a painter.", "Ines painted a mural for the library.", 0.8)
+    assert same_fact("Ines is a painter.", "Ines works as a painter.", 0.8)

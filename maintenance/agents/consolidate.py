@@ -92,13 +92,36 @@ _FRAGMENT = re.compile(r"\s+[-\u2013\u2014+]\s+|,\s*\+\s*|,\s+and\s+(?=(?:the|we
                        r"expect|send|use|issue|route|tell|check|after|before|only)\b)")
 
 
+#: "Joanna is a writer and has written a screenplay": one subject, two predicates joined by
+#: "and", the second opening with an auxiliary or a past verb.
+_TWO_PREDICATES = re.compile(
+    r"^(?P<subject>(?:[A-Z][a-z]+|The user|User)(?:'s \w+)?)\s+(?P<first>(?:is|was|has|had|"
+    r"are|were|\w+s|\w+ed)\b[^,;]*?),?\s+and\s+(?P<second>(?:(?:is|was|has|have|had|are|"
+    r"were)\s+\w+|\w+ed\s+(?:a|an|the|his|her|their|my|our|to|for|with|in|on|at|up|out|"
+    r"about)\s+\w+)\b.*)$")
+
+
+_BACK_REFERENCE = re.compile(r"\b(?:it|its|them|this|that|these|those|there|then|so|too|also)\b",
+                             re.IGNORECASE)
+
+
+def _two_predicates(piece: str) -> list[str]:
+    """``piece`` as one clause per predicate of its subject (:data:`_TWO_PREDICATES`)."""
+    m = _TWO_PREDICATES.match(piece.strip())
+    if not m or _BACK_REFERENCE.search(m["second"]):
+        return [piece]  # "... and is all about them": the second reads only after the first
+    end = "" if m["second"].rstrip().endswith((".", "!", "?")) else "."
+    return [f"{m['subject']} {m['first']}.", f"{m['subject']} {m['second']}{end}"]
+
+
 def clauses_of(text: str, vector: np.ndarray | None) -> list[Clause]:
     """The clauses of ``text``: its sentences, cut again where a note strings facts together
     with a dash or a plus, each without the framing and attribution around its fact
     (:func:`~memmaint.maintenance.agents.provenance.fact_core`; a piece that only says where
     it came from is no clause). A one-clause text gets ``vector``, the clauses of a longer
     one get it as ``near`` (the memory's vector: what a clause says is near it)."""
-    pieces = [p for s in (sentences(text) or [text]) for p in _FRAGMENT.split(s)]
+    pieces = [c for s in (sentences(text) or [text]) for p in _FRAGMENT.split(s)
+              for c in _two_predicates(p)]
     parts = [fact_core(p) for p in pieces if not says_only_provenance(p)]  # (cached)
     if not parts:
         return []

@@ -109,6 +109,13 @@ def substitution(a: Sequence[str], b: Sequence[str], a_from: int = 1,
     return None
 
 
+def _agent_noun_for_verb(word: str, other: set[str]) -> bool:
+    """Whether ``word`` is a doer ("writer", "smoker") the other text matches only with a
+    verb of its stem ("wrote", "smokes"): being a writer is not having written one thing."""
+    return len(word) >= 5 and word.endswith(("er", "or")) and word not in other and not any(
+        p.endswith(("er", "or")) and p[:4] == word[:4] for p in other)
+
+
 def same_fact(a_text: str, b_text: str, cosine: float, *,
               threshold: float = SAME_FACT_COSINE) -> str | None:
     """Why clause ``b_text`` states the fact of clause ``a_text`` (``None``: it does not, or
@@ -130,7 +137,7 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
     if not ca or not cb:
         return None
     sa, sb = set(ca), set(cb)
-    shared = {w for w in sa if _fuzzy_in(w, sb)}
+    shared = {w for w in sa if _fuzzy_in(w, sb) and not _agent_noun_for_verb(w, sb)}
     st_a, st_b = statement(a_text), statement(b_text)
     va, vb = _verb_index(a_text, ua, st_a.verb), _verb_index(b_text, ub, st_b.verb)
     # the first content word is the subject unless the verb comes first ("The user has a
