@@ -210,6 +210,17 @@ def test_a_different_fact_of_the_same_topic_stays_apart():
     assert "duplicate of" in action.reason
 
 
+def test_a_seed_left_apart_names_the_merged_texts_base_not_itself():
+    # the newest memory seeds the group, the two older paraphrases merge without it
+    pool = [mem("Sam is now a Weight Watchers coach.", "coach", 1.01),
+            mem("Sam sees becoming a Weight Watchers coach as a great step.", "step", 1),
+            mem("Sam sees becoming a Weight Watchers coach as a great step", "again", 1)]
+    the_plan = plan(pool, [0, 0, 0], _same_topic(3), AgentsConfig(), now=NOW)
+    kept = action_for(the_plan, "coach")
+    assert isinstance(kept, Keep) and "kept apart because" in kept.reason
+    assert "near step" in kept.reason or "near again" in kept.reason, kept.reason
+
+
 def test_a_refinement_adds_only_the_clause_the_merged_text_lacks():
     pool = [mem("Ana adopted a dog named Biscuit. She walks him every morning.", "walk", 1),
             mem("Ana adopted a dog named Biscuit. He is afraid of thunderstorms.", "storm",

@@ -356,9 +356,10 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
         near = live if partners is None else live_arr[sims[seed, live_arr] >= floor].tolist()
         found = consolidate(merge_candidates(seed, near, taken, mems, sims, stmts, rel, cfg,
                                              apart), mems, vectors, cfg, embed)
-        for j, why in found.apart.items():
-            apart.setdefault(j, f"kept apart because {why}: near {mems[seed].id} (cosine "
-                                f"{sims[seed, j]:.2f})")
+        for j, why in found.apart.items():  # beside the merged text's base (the seed may be
+            near_id = found.base if found.base != j else seed  # the one left apart)
+            apart.setdefault(j, f"kept apart because {why}: near {mems[near_id].id} (cosine "
+                                f"{sims[near_id, j]:.2f})")
         group = sorted(found.group, key=live.index)  # the canonical source first
         if len(group) < 2:
             continue
