@@ -562,3 +562,20 @@ def test_one_subject_with_two_predicates_is_two_clauses_unless_the_second_points
 def test_being_a_doer_is_not_having_done_it_once():
     assert not same_fact("Ines is a painter.", "Ines painted a mural for the library.", 0.8)
     assert same_fact("Ines is a painter.", "Ines works as a painter.", 0.8)
+
+
+def test_one_word_changed_beside_now_is_an_update_not_a_paraphrase():
+    found = relation(statement("Bea is a junior analyst."),
+                     statement("Bea is now a senior analyst."), 0.93)
+    assert found is not None and found.kind == "change" and "junior vs senior" in found.detail
+    # without an update word, another holder, or the same word in two forms: no change read
+    assert relation(statement("Bea is a junior analyst."),
+                    statement("Bea is a senior analyst."), 0.93) is None or \
+        "one word" not in relation(statement("Bea is a junior analyst."),
+                                   statement("Bea is a senior analyst."), 0.93).detail
+    assert relation(statement("Bea is a junior analyst."),
+                    statement("Kai is now a senior analyst."), 0.9) is None or \
+        relation(statement("Bea is a junior analyst."),
+                 statement("Kai is now a senior analyst."), 0.9).kind != "change"
+    assert relation(statement("Bea analyses churn."), statement("Bea now analyzes churn."),
+                    0.95) is None

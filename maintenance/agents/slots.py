@@ -36,6 +36,7 @@ from memmaint.maintenance.agents.conflicts import (
 )
 from memmaint.maintenance.agents.coverage import ADVERBS, ENTITIES, canonical_forms, stem
 from memmaint.maintenance.agents.provenance import reported_fact, without_openers
+from memmaint.maintenance.agents.samefact import one_word_swapped
 from memmaint.maintenance.agents.transitions import transition
 
 #: Nouns a following number identifies ("invoice 1043"): the number names the subject.
@@ -419,6 +420,9 @@ def slot_changes(a: Statement, b: Statement) -> list[str]:
     return out
 
 
+_UPDATE_KEYS = frozenset(stem(w) for w in (*UPDATE_WORDS, "currently"))
+
+
 def _nested(va: set[str], vb: set[str]) -> bool:
     """Whether one side's names are part of the other's ("unity" in "unity/c#")."""
     pa = {p for n in va for p in n.split("/")}
@@ -452,6 +456,9 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
     slots = slot_changes(a, b)
     if slots:
         return Relation("change", "; ".join(slots))
+    if (a.update_word or b.update_word) and same_holder(a.holder, b.holder) and (
+            swapped := one_word_swapped(a, b, _UPDATE_KEYS)):
+        return Relation("change", f"one word changed ({swapped})")
     fa, fb = a.facts, b.facts
     jac = subject_similarity(fa, fb)
     holder = same_holder(a.holder, b.holder) and cosine >= 0.6
