@@ -32,6 +32,9 @@ step's number, so a log line explains why a memory was served:
    A failed memory on topic (active, or retired: inactive memories given to the retriever
    point on) hands its place to the proven memory paired with it, which scores the failed
    one's similarity plus its lift (:mod:`memmaint.maintenance.retrieve.replacement`).
+   A memory on topic that its record sinks sinks below the topic's other candidates only
+   (``sink_on_topic_only``): not below a memory off the query's topic, so where a failed
+   memory has no pair the query is not handed to another topic's proven memory.
    **With a serve history** (``served``, :mod:`memmaint.maintenance.core.served`: which query
    served a memory each time it helped or failed) a memory that has uses in it is scored
    instead by ``(1 - w) * base + w * m``: ``m`` the posterior mean from the outcomes of its
