@@ -579,3 +579,17 @@ def test_one_word_changed_beside_now_is_an_update_not_a_paraphrase():
                  statement("Kai is now a senior analyst."), 0.9).kind != "change"
     assert relation(statement("Bea analyses churn."), statement("Bea now analyzes churn."),
                     0.95) is None
+
+
+def _pair_vectors(cosine: float) -> tuple[np.ndarray, np.ndarray]:
+    return np.array([1.0, 0.0]), np.array([cosine, np.sqrt(1 - cosine ** 2)])
+
+
+def test_a_paraphrase_of_a_superseded_value_restates_it():
+    from memmaint.maintenance.agents.consolidate import restates
+
+    a, b = "The user's favourite game is Hades.", "User plays Hades more than any other game."
+    assert not states_same_fact(a, b, 0.9) and restates(a, b, *_pair_vectors(0.9), 0.9)
+    assert not restates(a, b, *_pair_vectors(0.8), 0.8)
+    assert not restates(a, "User plays Celeste more than any other game.",
+                        *_pair_vectors(0.9), 0.9)

@@ -345,6 +345,20 @@ def consolidate(group: Sequence[int], mems: Sequence[Memory], vecs: np.ndarray,
     return MergeText(out, text, base, joined, apart)
 
 
+def restates(a_text: str, b_text: str, a_vector: np.ndarray, b_vector: np.ndarray,
+             cosine: float) -> bool:
+    """Whether one memory says what the other says: a clause states the other's fact
+    (:func:`states_same_fact`), or the two one-clause memories are paraphrases
+    (:func:`paraphrase`)."""
+    if states_same_fact(a_text, b_text, cosine):
+        return True
+    if cosine < PARAPHRASE_COSINE:
+        return False
+    ca, cb = clauses_of(a_text, a_vector), clauses_of(b_text, b_vector)
+    return len(ca) == len(cb) == 1 and (paraphrase(ca[0], cb[0]) is not None
+                                        or paraphrase(cb[0], ca[0]) is not None)
+
+
 def merge_floor(cfg: AgentsConfig) -> float:
     """The cosine to the seed below which :func:`merge_candidates` takes no memory."""
     return min(cfg.dedup_threshold, MULTI_CLAUSE_COSINE, cfg.subsume_threshold)
@@ -441,4 +455,5 @@ _PREFERENCE = re.compile(r"\b(?:loves?|likes?|enjoys?|hates?|dislikes?|prefers?|
 
 __all__ = ["PARAPHRASE_COSINE", "Clause", "MergeText", "absolute_date", "clause_covered", "clauses_of",
            "consolidate", "equation_reversed", "merge_candidates", "merge_floor", "paraphrase",
+           "restates",
            "states_same_fact", "subsumed"]

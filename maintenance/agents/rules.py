@@ -57,7 +57,7 @@ from memmaint.maintenance.agents.conflicts import Facts, subject_similarity
 from memmaint.maintenance.agents.consolidate import (
     consolidate,
     merge_candidates,
-    states_same_fact,
+    restates,
 )
 from memmaint.maintenance.agents.outcome_rules import (
     better_sibling,
@@ -340,8 +340,9 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     # updates and conflicts first: a same-subject pair with different values never merges
     rel = relations(stmts, sims, cfg)
     resolve_changes(mems, stmts, order, decided, replaced_by, keep_reason, flags, rel, cfg,
-                    same=lambda x, y: states_same_fact(mems[x].text, mems[y].text,
-                                                       float(sims[x, y])), partners=partners)
+                    same=lambda x, y: restates(mems[x].text, mems[y].text, vectors[x],
+                                               vectors[y], float(sims[x, y])),
+                    partners=partners)
 
     # merge duplicates and refinements around the canonical memory, each fact stated once
     live = sorted((i for i in range(n) if i not in decided),
