@@ -67,13 +67,14 @@ from memmaint.maintenance.agents.outcome_rules import (
     prior_for,
     sibling_reason,
 )
-from memmaint.maintenance.agents.slots import Statement, statement
+from memmaint.maintenance.agents.slots import Statement
 from memmaint.maintenance.agents.updates import (
     ALL_PAIRS_MAX,
     CONFLICT,
     cluster_partners,
     relations,
     resolve_changes,
+    statement_of,
 )
 from memmaint.maintenance.core.config import AgentsConfig, config_to_dict
 from memmaint.maintenance.core.errors import InputError
@@ -306,7 +307,7 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
         return _noise_plan(mems, fresh, protected, decided, keep_reason, flags, label, cfg,
                            now)
 
-    stmts = [statement(m.text) for m in mems]
+    stmts = [statement_of(m.text) for m in mems]
     facts = [st.facts for st in stmts]
     order = sorted(range(n), key=lambda i: _order_key(mems[i], stmts[i], cfg.conflict_policy),
                    reverse=True)
