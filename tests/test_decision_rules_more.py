@@ -593,3 +593,16 @@ def test_a_paraphrase_of_a_superseded_value_restates_it():
     assert not restates(a, b, *_pair_vectors(0.8), 0.8)
     assert not restates(a, "User plays Celeste more than any other game.",
                         *_pair_vectors(0.9), 0.9)
+
+
+def test_two_things_of_one_kind_named_by_lower_case_words_are_two_subjects():
+    found = relation(statement("The invoices endpoint allows 500 requests per hour."),
+                     statement("Never send more than 80 requests per hour to the uploads "
+                               "endpoint."), 0.8)
+    assert found is not None and found.kind == "distinct" and "endpoint" in found.detail
+    # the same thing named the same way, or with a word that names nothing ("the new
+    # endpoint"), is one subject: its limit changed
+    found = relation(statement("The invoices endpoint allows 500 requests per hour."),
+                     statement("The invoices endpoint now allows 900 requests per hour."), 0.9)
+    assert found is not None and found.kind == "change"
+    assert statement("The new endpoint allows 900 requests per hour.").ids == frozenset()

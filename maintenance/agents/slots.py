@@ -206,7 +206,24 @@ def identifiers(text: str) -> frozenset[tuple[str, str]]:
                 out.add((noun, m.group(2).rstrip(".")))
     for m in _PATH.finditer(text):  # an endpoint or a file names its subject ("/v2/search")
         out.add(("path", m.group(0).lower()))
+    for m in _KIND_NAMED.finditer(text):  # "the charges endpoint", "the staging server"
+        words = [w for w in m.group(1).split() if w not in _NOT_NAMING]
+        if words:
+            out.add((m.group(2).lower().removesuffix("s"), " ".join(words)))
     return frozenset(out)
+
+
+#: A thing of a kind named by the lower-case words before it ("the file upload endpoint",
+#: "the monthly plan"): two of one kind named differently are two things.
+_KIND_NAMED = re.compile(
+    r"\b(?:[Tt]he|[Aa]n?|[Oo]ur|[Tt]heir|[Yy]our|[Ii]ts|[Tt]his|[Tt]hat)\s+((?:[a-z][a-z0-9-]*\s+){1,2})"
+    r"(endpoints?|plans?|tiers?|servers?|queues?|buckets?|databases?|services?|channels?|"
+    r"repos?|repositories|branch|branches|workspaces?|environments?|clusters?|warehouses?|"
+    r"regions?)\b")
+_NOT_NAMING = frozenset((
+    "new", "old", "current", "previous", "same", "other", "next", "last", "whole", "entire",
+    "only", "existing", "latest", "updated", "original", "main", "default", "usual", "one",
+    "first", "second", "third", "each", "every", "any", "all", "this", "that", "api"))
 
 
 def _mask_ids(text: str) -> str:
