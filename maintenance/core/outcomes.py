@@ -28,7 +28,7 @@ evidence). The model, used alike by retrieval and by the maintenance agents:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -130,3 +130,39 @@ def prob_worse(a: Outcome, b: Outcome) -> float:
     # of b's own cell (the two are continuous, so ties have no mass)
     above = 1.0 - np.cumsum(pb) + 0.5 * pb
     return float(np.clip(np.dot(pa, above), 0.0, 1.0))
+
+
+class OutcomeTable:
+    """The model over many memories as arrays (retrieval's searched pool), so each search can
+    decay the counters to its own ``now`` and rebuild the namespaces' priors in a few vector
+    operations; ``strength`` and ``half_life`` are ``agents.outcome_prior_strength`` and
+    ``agents.outcome_half_life_days``."""
+
+    def __init__(self, memories: Sequence[Memory], strength: float, half_life: float) -> None:
+        self.strength = strength
+        self.half_life = half_life
+        self.successes = np.array([max(0, m.successes) for m in memories], dtype=np.float64)
+        self.failures = np.array([max(0, m.failures) for m in memories], dtype=np.float64)
+        namespaces = sorted({m.namespace for m in memories})
+        index = {ns: i for i, ns in enumerate(namespaces)}
+        self.namespace = np.array([index[m.namespace] for m in memories], dtype=np.int64)
+        self.n_namespaces = len(namespaces)
+        self.last_used = np.array([np.nan if m.last_used_at is None
+                                   else to_utc(m.last_used_at).timestamp() for m in memories],
+                                  dtype=np.float64)
+        self.any = bool(self.successes.any() or self.failures.any())
+
+    def at(self, now: datetime) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per memory: expected success rate ``m``, its namespace's base rate ``r`` (the same
+        numbers as :func:`outcome`) and the decayed
+        outcomes ``n`` behind ``m``."""
+        days = np.maximum(0.0, (to_utc(now).timestamp() - self.last_used) / 86400.0)
+        d = np.where(np.isnan(days), 1.0, 0.5 ** (np.nan_to_num(days) / self.half_life))
+        s, f = self.successes * d, self.failures * d
+        has = (s > 0) | (f > 0)
+        votes = np.bincount(self.namespace, np.where(has, (s + 1.0) / (s + f + 2.0), 0.0),
+                            self.n_namespaces) + 0.5
+        voters = np.bincount(self.namespace, has.astype(np.float64), self.n_namespaces) + 1.0
+        rate = (votes / voters)[self.namespace]
+        mean = (self.strength * rate + s) / (self.strength + s + f)
+        return mean, rate, s + f

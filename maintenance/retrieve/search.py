@@ -89,7 +89,7 @@ from memmaint.maintenance.core.freshness import (
     on_topic,
     verdict,
 )
-from memmaint.maintenance.core.outcomes import decay_factor
+from memmaint.maintenance.core.outcomes import OutcomeTable, decay_factor
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
 from memmaint.maintenance.core.served import ServeLog, matched_counts
 from memmaint.maintenance.retrieve.bm25 import BM25
@@ -263,40 +263,6 @@ def _configs(config: Config | RetrieveConfig | None, ttl_days: Mapping[str, floa
     return config, agents, (ttl_days if ttl_days is not None else agents.ttl_days)
 
 
-class _OutcomeTable:
-    """Outcome counters of the searched memories as arrays, so each search can decay them
-    to its own ``now`` and rebuild the namespaces' priors in a few vector operations."""
-
-    def __init__(self, memories: Sequence[Memory], agents: AgentsConfig) -> None:
-        self.strength = agents.outcome_prior_strength
-        self.half_life = agents.outcome_half_life_days
-        self.successes = np.array([max(0, m.successes) for m in memories], dtype=np.float64)
-        self.failures = np.array([max(0, m.failures) for m in memories], dtype=np.float64)
-        namespaces = sorted({m.namespace for m in memories})
-        index = {ns: i for i, ns in enumerate(namespaces)}
-        self.namespace = np.array([index[m.namespace] for m in memories], dtype=np.int64)
-        self.n_namespaces = len(namespaces)
-        self.last_used = np.array([np.nan if m.last_used_at is None
-                                   else to_utc(m.last_used_at).timestamp() for m in memories],
-                                  dtype=np.float64)
-        self.any = bool(self.successes.any() or self.failures.any())
-
-    def at(self, now: datetime) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per memory: expected success rate ``m``, its namespace's base rate ``r`` (the same
-        numbers as :func:`memmaint.maintenance.core.outcomes.outcome`) and the decayed
-        outcomes ``n`` behind ``m``."""
-        days = np.maximum(0.0, (to_utc(now).timestamp() - self.last_used) / 86400.0)
-        d = np.where(np.isnan(days), 1.0, 0.5 ** (np.nan_to_num(days) / self.half_life))
-        s, f = self.successes * d, self.failures * d
-        has = (s > 0) | (f > 0)
-        votes = np.bincount(self.namespace, np.where(has, (s + 1.0) / (s + f + 2.0), 0.0),
-                            self.n_namespaces) + 0.5
-        voters = np.bincount(self.namespace, has.astype(np.float64), self.n_namespaces) + 1.0
-        rate = (votes / voters)[self.namespace]
-        mean = (self.strength * rate + s) / (self.strength + s + f)
-        return mean, rate, s + f
-
-
 @dataclass
 class Retriever:
     """A pool indexed for retrieval: build once, query many times.
@@ -343,7 +309,8 @@ class Retriever:
         self._vectors = rows / norms
         self._bm25 = (BM25().fit([m.text for m in self._active])
                       if self.retrieve_config.lexical else None)
-        self._outcomes = _OutcomeTable(self._active, agents)
+        self._outcomes = OutcomeTable(self._active, agents.outcome_prior_strength,
+                                      agents.outcome_half_life_days)
         self._agents = agents
         self._keys = [(m.namespace, m.id) for m in self._active]
         judged = set(self.served.keys) if self.served is not None else set()
