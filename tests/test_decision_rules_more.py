@@ -579,6 +579,9 @@ def test_one_word_changed_beside_now_is_an_update_not_a_paraphrase():
                  statement("Kai is now a senior analyst."), 0.9).kind != "change"
     assert relation(statement("Bea analyses churn."), statement("Bea now analyzes churn."),
                     0.95) is None
+    # only the subject in common is no frame: "no longer smokes" / "has no TV"
+    assert relation(statement("User no longer cycles."), statement("User has no car."),
+                    0.6) is None
 
 
 def _pair_vectors(cosine: float) -> tuple[np.ndarray, np.ndarray]:

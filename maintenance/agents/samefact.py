@@ -109,31 +109,6 @@ def substitution(a: Sequence[str], b: Sequence[str], a_from: int = 1,
     return None
 
 
-def one_word_swapped(a: Statement, b: Statement,
-                     ignore: frozenset[str] = frozenset()) -> str | None:
-    """``"junior vs senior"`` when the two say the same words in the same order but one, in
-    what they say of their subject ("Ingrid is a junior designer" / "Ingrid is now a senior
-    designer"; words in ``ignore``, such as update words, left out); ``None`` otherwise, when
-    the word differs in the subject ("The orders endpoint" / "The export endpoint": two
-    subjects), when the two words are one word in two forms, or when a negation differs."""
-    ua, ub = units(a.text), units(b.text)
-    if _negated(ua) != _negated(ub):
-        return None
-    ca, cb = _content(ua), _content(ub)
-    subject = set(ca[:_verb_index(a.text, ua, a.verb)]) | set(cb[:_verb_index(b.text, ub,
-                                                                            b.verb)])
-    ca, cb = [w for w in ca if w not in ignore], [w for w in cb if w not in ignore]
-    if len(ca) != len(cb) or len(ca) < 2:
-        return None
-    diff = [(x, y) for x, y in zip(ca, cb) if x != y]
-    if len(diff) != 1:
-        return None
-    x, y = diff[0]
-    if x in subject or y in subject or _fuzzy_in(x, set(cb)) or _fuzzy_in(y, set(ca)):
-        return None
-    return f"{x} vs {y}"
-
-
 def _agent_noun_for_verb(word: str, other: set[str]) -> bool:
     """Whether ``word`` is a doer ("writer", "smoker") the other text matches only with a
     verb of its stem ("wrote", "smokes"): being a writer is not having written one thing."""
@@ -514,8 +489,8 @@ def _main_verb(text: str, verb: str) -> str:
 
 
 __all__ = ["CHANGE_COSINE", "HABIT", "MAX_ATTRIBUTE_WORDS", "MULTI_CLAUSE_COSINE",
-           "SAME_FACT_COSINE", "anchors_agree", "content_words", "one_word_swapped", "same_fact",
-           "states_same_fact", "substitution", "value_change"]
+           "SAME_FACT_COSINE", "anchors_agree", "content_words", "same_fact", "states_same_fact",
+           "substitution", "value_change"]
 
 
 def states_same_fact(a: str, b: str, cosine: float) -> bool:

@@ -34,9 +34,15 @@ from memmaint.maintenance.agents.conflicts import (
     subject_similarity,
     value_differences,
 )
-from memmaint.maintenance.agents.coverage import ADVERBS, ENTITIES, canonical_forms, stem
+from memmaint.maintenance.agents.coverage import (
+    ADVERBS,
+    ENTITIES,
+    canonical_forms,
+    fuzzy_in,
+    stem,
+    units,
+)
 from memmaint.maintenance.agents.provenance import reported_fact, without_openers
-from memmaint.maintenance.agents.samefact import one_word_swapped
 from memmaint.maintenance.agents.transitions import transition
 
 #: Nouns a following number identifies ("invoice 1043"): the number names the subject.
@@ -440,6 +446,32 @@ def slot_changes(a: Statement, b: Statement) -> list[str]:
 _UPDATE_KEYS = frozenset(stem(w) for w in (*UPDATE_WORDS, "currently"))
 
 
+def _one_word_swapped(a: Statement, b: Statement) -> str | None:
+    """``"junior vs senior"`` when the two say the same words in the same order but one, in
+    what they say of their subject ("Ingrid is a junior designer" / "Ingrid is now a senior
+    designer"; update words left out); ``None`` otherwise, when the word differs in the
+    subject ("The orders endpoint" / "The export endpoint": two subjects), when the two
+    words are one word in two forms, or when a negation differs."""
+    ua, ub = units(a.text), units(b.text)
+    if any(u.kind == "negation" for u in ua) != any(u.kind == "negation" for u in ub):
+        return None
+    ca = [u.key for u in ua if u.kind in ("word", "name") and u.key not in _UPDATE_KEYS]
+    cb = [u.key for u in ub if u.kind in ("word", "name") and u.key not in _UPDATE_KEYS]
+    if len(ca) != len(cb) or len(ca) < 2:
+        return None
+    diff = [(x, y) for x, y in zip(ca, cb) if x != y]
+    if len(diff) != 1:
+        return None
+    x, y = diff[0]
+    subject = {*a.holder.split("/"), *b.holder.split("/"), *a.subject_mods, *b.subject_mods,
+               "user", "i"}
+    if x in subject or y in subject or fuzzy_in(x, set(cb)) or fuzzy_in(y, set(ca)):
+        return None
+    if not any(w == v and w not in subject for w, v in zip(ca, cb)):
+        return None  # nothing said of the subject in common ("no longer smokes" / "has no TV")
+    return f"{x} vs {y}"
+
+
 def _nested(va: set[str], vb: set[str]) -> bool:
     """Whether one side's names are part of the other's ("unity" in "unity/c#")."""
     pa = {p for n in va for p in n.split("/")}
@@ -474,7 +506,7 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
     if slots:
         return Relation("change", "; ".join(slots))
     if (a.update_word or b.update_word) and same_holder(a.holder, b.holder) and (
-            swapped := one_word_swapped(a, b, _UPDATE_KEYS)):
+            swapped := _one_word_swapped(a, b)):
         return Relation("change", f"one word changed ({swapped})")
     fa, fb = a.facts, b.facts
     jac = subject_similarity(fa, fb)
