@@ -81,3 +81,30 @@ def test_stopping_an_activity_and_a_new_frequency_are_updates():
     found = relation(statement("The digest email goes out weekly."),
                      statement("The digest email is now sent every two weeks."), 0.8)
     assert found is not None and found.kind == "change" and "frequency" in found.detail
+
+
+def test_what_was_let_go_retires_the_memory_that_still_states_it():
+    from memmaint.maintenance.agents.slots import relation, statement
+
+    for old, new in (("Builds run on CircleCI.", "We retired CircleCI and build on Drone now."),
+                     ("Odile rides a Vespa Primavera.", "Odile sold her Vespa Primavera."),
+                     ("Bram chairs the safety committee.",
+                      "Bram stepped down as safety committee chair.")):
+        found = relation(statement(old), statement(new), 0.6)
+        assert found is not None and found.kind == "change" and found.explicit, (old, new)
+    # another holder's thing, or a thing the older memory never states, is no change
+    assert relation(statement("Tom rides a Vespa Primavera."),
+                    statement("Odile sold her Vespa Primavera."), 0.6) is None
+    assert relation(statement("Odile rides a Vespa Primavera."),
+                    statement("Odile sold her piano."), 0.4) is None
+
+
+def test_a_value_raised_for_one_holder_changes_only_the_attribute_it_names():
+    from memmaint.maintenance.agents.slots import relation, statement
+
+    found = relation(statement("The user's weekly running target is 20 km."),
+                     statement("The user raised the weekly running target to 30 km."), 0.8)
+    assert found is not None and found.kind == "change"
+    found = relation(statement("The user raised the weekly running target to 30 km."),
+                     statement("The user's vitamin D dose was increased to 2000 IU."), 0.2)
+    assert found is None or found.kind != "change"

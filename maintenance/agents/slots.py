@@ -73,7 +73,8 @@ UPDATE_WORDS = frozenset((
     "now", "moved", "switched", "changed", "migrated", "upgraded", "downgraded",
     "rescheduled", "postponed", "renamed", "replaced", "instead", "anymore", "longer",
     "updated", "newly", "reverted", "reversed", "cancelled", "canceled", "relocated",
-    "transferred", "became", "becomes", "henceforth",
+    "transferred", "became", "becomes", "henceforth", "raised", "lowered", "increased",
+    "decreased", "reduced", "extended", "shortened", "bumped", "retired", "sold",
 ))
 #: "new" says an update only of the attribute it names ("The user's new employer is Globex"),
 #: not of anything new ("connected with new teammates", "Maria's new pup, Shadow"); "starting"

@@ -80,6 +80,11 @@ _LEFT_FOR = re.compile(rf"\b(?:left|quit|cancell?ed|dropped|ditched|stopped\s+\w
                        rf"signed up (?:for|with)|started(?: using)?|took up|picked up|got|"
                        rf"went with|chose)|for)\s+{_SPAN}{_END}", re.IGNORECASE)
 _INSTEAD_OF = re.compile(rf"\binstead of\s+{_SPAN}{_END}", re.IGNORECASE)
+#: "retired Jenkins", "sold her Skoda Fabia", "stepped down as team lead": what was left
+#: behind, with or without what came instead.
+_LET_GO = re.compile(rf"\b(?:retired|sold|got rid of|phased out|moved off|moved away from|"
+                     rf"stepped down as|resigned as|resigned from|ditched|uninstalled)\s+"
+                     rf"(?:(?:his|her|their|its|our|my|the)\s+)?{_SPAN}{_END}", re.IGNORECASE)
 #: "stopped deploying on Fridays", "no longer uses Jira": the activity left behind.
 _STOPPED = re.compile(rf"\b(?:stopped|no longer)\s+((?:\w+(?:ing|s)\b)\s*[^.,;!?]*?){_END}",
                       re.IGNORECASE)
@@ -143,6 +148,7 @@ def _left_behind(text: str) -> tuple[tuple[str, str], ...]:
         out.extend((m.group(1), m.group(2)) for m in pattern.finditer(text))
     out.extend((m.group(1), "") for m in _INSTEAD_OF.finditer(text))
     out.extend((m.group(1), "") for m in _STOPPED.finditer(text))
+    out.extend((m.group(1), "") for m in _LET_GO.finditer(text))
     out.extend((m.group(1), "") for m in _NOT_X.finditer(text))
     return tuple(out)
 
@@ -265,9 +271,9 @@ def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
                            same_holder=same_holder):
             continue
         a, b = _subject(old_holder), _subject(new_holder)
-        if not (a and b and (same_holder(a, b) or a == b)) and \
+        if (kinds or not (a and b and (same_holder(a, b) or a == b))) and \
                 not _topic(old, new, _keys(y), cosine):
-            continue
+            continue  # one holder is one home, not one attribute ("dose" / "step goal")
         if kinds:
             k = kinds[0]
             return (f"{k} changed to {', '.join(sorted(new_vals[k]))} "
