@@ -609,3 +609,10 @@ def test_two_things_of_one_kind_named_by_lower_case_words_are_two_subjects():
                      statement("The invoices endpoint now allows 900 requests per hour."), 0.9)
     assert found is not None and found.kind == "change"
     assert statement("The new endpoint allows 900 requests per hour.").ids == frozenset()
+
+
+def test_a_verb_after_an_acronym_and_an_adjective_before_a_plural_are_read_as_such():
+    assert statement("The partner API authenticates requests with JWTs.").holder == "api"
+    assert statement("The CI runs the tests on every push.").holder == "ci"
+    assert statement("Damaged items are replaced free of charge.").holder == "item"
+    assert statement("Fred writes the release notes.").holder == "fred"
