@@ -359,7 +359,7 @@ def _verb_after_noun(tok: str, before: str, subject_words: list[str]) -> bool:
     reporting job targets"; not "The users", nor "Tom's dogs")."""
     return (bool(subject_words) and tok.islower() and tok.endswith("s") and len(tok) > 3
             and not tok.endswith(("ss", "us", "is", "'s")) and before.isalpha()
-            and (before.islower() or before.isupper()) and before.lower() not in _ARTICLES)
+            and before.islower() and before not in _ARTICLES)
 
 
 def _modifiers(owner: str, subject_words: list[str]) -> frozenset[str]:
