@@ -244,3 +244,17 @@ def test_default_search_space_lies_inside_the_constraints():
         param.check()  # every edge and choice is a value the config accepts
     R = default_space().get("clustering.genkt.R")
     assert R.low is not None and R.low > 0
+
+
+def test_the_example_config_states_every_option_at_its_default():
+    """examples/memmaint.toml is what `memmaint config show` prints: a new option, or a new
+    default, must be written there too."""
+    from pathlib import Path
+
+    import tomllib
+
+    from memmaint.maintenance.core.config import Config, config_to_dict
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "memmaint.toml"
+    with example.open("rb") as fh:
+        assert tomllib.load(fh) == config_to_dict(Config())
