@@ -370,9 +370,11 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
     """The memories that may merge around ``seed``: near-duplicates (cosine >=
     ``merge_threshold``, or >= ``dedup_threshold`` when the seed's text covers them, or >=
     :data:`~memmaint.maintenance.agents.samefact.SAME_FACT_COSINE` when a clause of one
-    states the fact of a clause of the other, :func:`states_same_fact`) that
-    have no update, conflict or identifier difference with any of them, and keep their
-    relative and event dates; why the others near the seed stay apart."""
+    states the fact of a clause of the other, :func:`states_same_fact`, or >=
+    ``subsume_threshold`` when one is the other's short form, :func:`subsumed`) that have no
+    update, conflict or identifier difference with any of them, and keep their relative and
+    event dates (an event dates itself with a date or a year, :func:`absolute_date`); why the
+    others near the seed stay apart."""
     group = [seed]
     newest = mems[seed].created_at
     for j in live:
