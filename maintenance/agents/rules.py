@@ -57,6 +57,7 @@ from memmaint.maintenance.agents.conflicts import Facts, subject_similarity
 from memmaint.maintenance.agents.consolidate import (
     consolidate,
     merge_candidates,
+    merge_floor,
     restates,
 )
 from memmaint.maintenance.agents.outcome_rules import (
@@ -351,7 +352,7 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     taken: set[int] = set()
     apart: dict[int, str] = {}
     live_arr = np.array(live, dtype=np.int64)
-    floor = _merge_floor(cfg)
+    floor = merge_floor(cfg)
     for seed in live:
         if seed in taken:
             continue
@@ -390,18 +391,6 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     actions = _emit(decided, n, replaced_by)
     return ClusterPlan(ns, int(label), tuple(m.id for m in mems),
                        {m.id: m.version for m in mems}, actions, flags, "rules")
-
-
-def _merge_floor(cfg: AgentsConfig) -> float:
-    """The cosine to the seed below which ``consolidate.merge_candidates`` takes no memory
-    (its first cut): a large cluster hands it only the live memories at or above it, which
-    decides the same (``tests/test_cluster_partners.py`` checks it)."""
-    from memmaint.maintenance.agents import consolidate as merging
-
-    floor: Callable[[AgentsConfig], float] | None = getattr(merging, "merge_floor", None)
-    if floor is not None:
-        return floor(cfg)
-    return min(cfg.dedup_threshold, merging.MULTI_CLAUSE_COSINE)  # before merge_floor
 
 
 def _supersede_by_outcome(mems: list[Memory], sims: np.ndarray, prior: OutcomePrior,
