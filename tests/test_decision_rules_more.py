@@ -616,3 +616,14 @@ def test_a_plural_after_a_sentence_initial_adjective_is_no_verb():
     # (a plural after an acronym is a noun: "the UK orders", "API keys")
     assert statement("USPS Priority handles UK orders.").verb != "orders"
     assert statement("Fred writes the release notes.").holder == "fred"
+
+
+def test_a_source_sharing_only_a_generic_clause_adds_nothing_about_another_subject():
+    mems = [_mem(0, "The rate limit on the Orders API is 900/hr. Clients over it get a 429.", 9),
+            _mem(1, "Never send more than 50 requests per hour to /v1/export. Clients over it "
+                    "get a 429.", 0),
+            _mem(2, "The Orders API allows 900 calls an hour. Clients over it get a 429.", 3)]
+    vecs = np.tile(np.array([1.0, 0.0]), (3, 1))
+    found = consolidate([0, 1, 2], mems, vecs, AgentsConfig())
+    assert 1 in found.apart and "/v1/export" in found.apart[1], found.apart
+    assert "/v1/export" not in found.text

@@ -259,6 +259,24 @@ def _same_figures(clause: Clause, kept: Sequence[Clause]) -> str | None:
     return None
 
 
+def _named(text: str) -> set[str]:
+    """The names and identifiers a text mentions (lower-cased)."""
+    st = statement(text)
+    return set(st.names) | {i.rstrip(".") for _n, i in st.ids}
+
+
+def _other_subject(merged: str, source: str, added: Sequence[str]) -> str | None:
+    """What the clauses a source would add are about when it is not what the merged text is
+    about: they name something the merged text never names, while the merged text names
+    something the source never names ("Don't send more than 5000 requests per hr to
+    /v2/search" onto "The rate limit on Customers API is 20000/hr", joined by the shared
+    "clients that exceed it get 429 errors")."""
+    new = set().union(*(_named(c) for c in added)) - _named(merged)
+    if new and _named(merged) - _named(source):
+        return ", ".join(sorted(new))
+    return None
+
+
 def _dated(clause: str) -> bool:
     """Whether the clause's time is its memory's: an event ("went", "was paid") or a
     relative time ("yesterday"); a standing state ("is replicated to a second region") reads
@@ -331,6 +349,9 @@ def consolidate(group: Sequence[int], mems: Sequence[Memory], vecs: np.ndarray,
         if mems[g].created_at.date() != newest_day and any(_dated(c.text) for c in new):
             apart[g] = (f"it adds a fact dated {mems[g].created_at.date()} and the merged "
                         f"memory would be dated {newest_day}")
+            continue
+        if other := _other_subject(text, mems[g].text, [c.text for c in new]):
+            apart[g] = f"it adds facts about {other}, which the merged text does not name"
             continue
         composed = text
         for c in new:
