@@ -514,7 +514,7 @@ def test_one_time_period_or_phrase_written_two_ways_reads_as_one():
     from memmaint.maintenance.agents.coverage import canonical_forms
 
     assert canonical_forms("Invoices are sent every Monday by noon.") == \
-        "Invoices are sent every Monday by 12:00."
+        "Invoices are sent on Monday by 12:00."
     assert canonical_forms("Backups are kept for three weeks.") == \
         "Backups are kept for 21 days."
     assert canonical_forms("The plants get watered two times daily.") == \
@@ -627,3 +627,15 @@ def test_a_source_sharing_only_a_generic_clause_adds_nothing_about_another_subje
     found = consolidate([0, 1, 2], mems, vecs, AgentsConfig())
     assert 1 in found.apart and "/v1/export" in found.apart[1], found.apart
     assert "/v1/export" not in found.text
+
+
+def test_a_release_remark_and_an_also_are_no_part_of_the_fact():
+    from memmaint.maintenance.agents.provenance import fact_core
+
+    assert fact_core("After the May release, Heads up: the payroll sync is on Tuesday.") == \
+        "the payroll sync is on Tuesday."
+    assert fact_core("Also, it's held in the Orca room.") == "it's held in the Orca room."
+    assert fact_core("Note: according to Ravi, DHL handles Peru orders.") == \
+        "DHL handles Peru orders."
+    # a change that dates the fact is no remark
+    assert fact_core("Since the migration the queue is on port 5672.").startswith("Since")

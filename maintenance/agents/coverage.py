@@ -266,6 +266,8 @@ _PHRASE_ALIASES = tuple((re.compile(pattern, re.IGNORECASE), canonical) for patt
     (r"\btwo times\b", "twice"),
     (r"\b(once|twice|three times|four times)\s+(?:daily|per day|each day)\b", r"\1 a day"),
     (r"\b(?:was|were|got)\s+(?:raised|brought up)\s+in\b", "grew up in"),
+    (r"\b(?:every|each)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
+     r"on \1"),
 ))
 _WEEKS = re.compile(r"\b(\d{1,2}|" + "|".join(SMALL_NUMBERS[1:11]) + r")\s+weeks?\b",
                     re.IGNORECASE)

@@ -26,7 +26,8 @@ _COUNT = r"(?:\w+|a few)"
 #: Framings and hedges that open a note, each followed by ":" "-" "," or a space.
 _OPENERS = re.compile(
     r"^\s*(?:note|nb|fyi|kb|reminder|heads[- ]up|btw|by the way|for the record|fwiw|iirc|"
-    r"afaik|quick note|side note|just so you know|important|internal note|internally|macro text|"
+    r"afaik|quick note|side note|just so you know|also|important|internal note|internally|"
+    r"macro text|"
     r"customer-facing answer|remember that|i believe|i think|as far as i know|"
     r"if i remember correctly|apparently|per the (?:docs|documentation|wiki|help-center "
     r"article|runbook)|confirmed with " + _NAME + r"|according to " + _NAME + r"|"
@@ -42,6 +43,7 @@ _REMARKS = re.compile(
     r"it'?s in the (?:" + _MONTH + r" )?changelog|" + _NAME + r" confirmed (?:it|this) in \w+|"
     r"as " + _NAME + r" explained in \w+|ticket #\d+ was about exactly this|"
     r"per the help-center article|according to " + _NAME + r"|"
+    r"(?:after|before) the (?:\w+ )?(?:release|launch)|"
     r"(?:saved )?from (?:a )?ticket(?: #\d+)?)\b\.?",
     re.IGNORECASE)
 
@@ -51,12 +53,12 @@ def fact_core(text: str) -> str:
     """``text`` without the framings, hedges, attributions and remarks around its fact
     (module docstring); ``""`` when it says nothing else."""
     out = text
-    for _ in range(3):  # "Note: according to Ravi, ..." wears two
-        stripped = _OPENERS.sub("", out)
+    for _ in range(4):  # "Note: according to Ravi, ...", "After the May release, Heads up: ..."
+        stripped = _REMARKS.sub("", _OPENERS.sub("", out)).strip(" \t,;:-–—")
         if stripped == out:
             break
         out = stripped
-    out = reported_fact(_REMARKS.sub("", out))
+    out = reported_fact(out)
     return re.sub(r"\s{2,}", " ", out).strip(" \t,;:-–—")
 
 
