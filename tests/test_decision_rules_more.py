@@ -639,3 +639,13 @@ def test_a_release_remark_and_an_also_are_no_part_of_the_fact():
         "DHL handles Peru orders."
     # a change that dates the fact is no remark
     assert fact_core("Since the migration the queue is on port 5672.").startswith("Since")
+
+
+def test_a_clause_added_to_a_merged_text_reads_as_a_sentence():
+    from memmaint.maintenance.agents.consolidate import _join, clauses_of
+
+    assert _join("Jon runs a dance studio", "also teaches salsa on Mondays") == \
+        "Jon runs a dance studio. Also teaches salsa on Mondays."
+    # a figure joined by ", and" is a clause of its own ("We meet in Zoom, and 11:30 sharp")
+    assert [c.text for c in clauses_of("We meet in Zoom, and 11:30 sharp.", None)] == \
+        ["We meet in Zoom", "11:30 sharp."]

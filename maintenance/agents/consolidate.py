@@ -89,7 +89,7 @@ class Clause:
 #: Where one sentence of a note strings several facts together: " - ", " + ", ", +", and
 #: ", and" before a new subject or an instruction ("..., and the same-day cutoff is 11am").
 _FRAGMENT = re.compile(r"\s+[-\u2013\u2014+]\s+|,\s*\+\s*|,\s+and\s+(?=(?:the|we|it|they|"
-                       r"expect|send|use|issue|route|tell|check|after|before|only)\b)")
+                       r"expect|send|use|issue|route|tell|check|after|before|only)\b|\d)")
 
 
 #: "Joanna is a writer and has written a screenplay": one subject, two predicates joined by
@@ -285,10 +285,15 @@ def _dated(clause: str) -> bool:
 
 
 def _join(text: str, clause: str) -> str:
-    text = text.strip()
+    """``text`` and then ``clause``, each a sentence (a clause cut from inside another keeps
+    reading as one: capital first, full stop last)."""
+    text, clause = text.strip(), clause.strip()
     if text and text[-1] not in ".!?;":
         text += "."
-    return f"{text} {clause.strip()}" if text else clause.strip()
+    if clause and clause[-1] not in ".!?;":
+        clause += "."
+    clause = clause[:1].upper() + clause[1:]
+    return f"{text} {clause}" if text else clause
 
 
 @dataclass
