@@ -1,9 +1,10 @@
 """The hand-written check parts of the decision set (#32): ``fresh`` (informal wordings apart
 from the dev/validation templates) and ``blind`` (a second held-out part, run once before it
-was read) and ``sealed`` (a third, committed before any run, to be run once at the end of a
-session). Each builds the same every time, every sentence is labelled, no wording means two
-things, it shares no sentence with the other parts, and the CLI runs it; scores are not
-asserted (they are check sets, never tuned on)."""
+was read), ``sealed`` (a third, committed before any run, to be run once at the end of a
+session) and ``unseen`` (a fourth, likewise committed before any run). Each builds the same
+every time, every sentence is labelled, no wording means two things, it shares no sentence
+with the other parts, and the CLI runs it; scores are not asserted (they are check sets,
+never tuned on)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ import pytest
 from memmaint.datasets.decision_blind import BLIND_HAND
 from memmaint.datasets.decision_fresh import FRESH_HAND
 from memmaint.datasets.decision_sealed import SEALED_HAND
+from memmaint.datasets.decision_unseen import UNSEEN_HAND
 from memmaint.datasets.decisions import GROUP_TYPES, make_decision_set, norm, split_sentences
 
 PARTS = {"fresh": (FRESH_HAND, 60), "blind": (BLIND_HAND, 55),
-         "sealed": (SEALED_HAND, 70)}
+         "sealed": (SEALED_HAND, 70), "unseen": (UNSEEN_HAND, 60)}
 
 
 @pytest.mark.parametrize("part", sorted(PARTS))
