@@ -649,3 +649,13 @@ def test_a_clause_added_to_a_merged_text_reads_as_a_sentence():
     # a figure joined by ", and" is a clause of its own ("We meet in Zoom, and 11:30 sharp")
     assert [c.text for c in clauses_of("We meet in Zoom, and 11:30 sharp.", None)] == \
         ["We meet in Zoom", "11:30 sharp."]
+
+
+def test_who_said_an_instruction_is_provenance_unless_the_words_need_them():
+    from memmaint.maintenance.agents.provenance import fact_core
+
+    assert fact_core("IT says restart the router before calling.") == \
+        "Restart the router before calling."
+    assert fact_core("Tom said the deploy is on Friday.") == "The deploy is on Friday."
+    assert fact_core("Caroline said Melanie inspired her.") == "Caroline said Melanie inspired her."
+    assert fact_core("Keep in mind it cannot be undone.") == "it cannot be undone."

@@ -26,7 +26,8 @@ _COUNT = r"(?:\w+|a few)"
 #: Framings and hedges that open a note, each followed by ":" "-" "," or a space.
 _OPENERS = re.compile(
     r"^\s*(?:note|nb|fyi|kb|reminder|heads[- ]up|btw|by the way|for the record|fwiw|iirc|"
-    r"afaik|quick note|side note|just so you know|also|important|internal note|internally|"
+    r"afaik|quick note|side note|just so you know|also|keep in mind(?: that)?|to fix it|"
+    r"important|internal note|internally|"
     r"macro text|"
     r"customer-facing answer|remember that|i believe|i think|as far as i know|"
     r"if i remember correctly|apparently|per the (?:docs|documentation|wiki|help-center "
@@ -77,7 +78,7 @@ def without_openers(text: str) -> str:
 
 
 #: "User mentioned that ...", "Oskar said ...": who said it, then what was said.
-_REPORTED = re.compile(r"^\s*((?:the )?user|(?-i:[A-Z][a-z]+))\s+(?:said|says|mentioned|mentions|"
+_REPORTED = re.compile(r"^\s*((?:the )?user|(?-i:[A-Z][a-z]+|[A-Z]{2,}))\s+(?:said|says|mentioned|mentions|"
                        r"noted|notes|explained|explains|told (?:me|us|the \w+))\s+(?:that\s+)?"
                        r"(?=\S)", re.IGNORECASE)
 #: A possessive before its noun ("her parrot"), not an object ("inspired her", "told her
@@ -85,6 +86,11 @@ _REPORTED = re.compile(r"^\s*((?:the )?user|(?-i:[A-Z][a-z]+))\s+(?:said|says|me
 _PRONOUN_OWNER = re.compile(r"\b(?:their|his|her|my)\s+(?!(?:to|about|for|with|and|that|the|a|"
                             r"an|at|in|on|of|up|off|out|back|so|too|as|if|when)\b)(?=[a-z])",
                             re.IGNORECASE)
+
+
+#: Words that need the speaker to be read ("Caroline said Melanie inspired her").
+_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|i|me|my|we|us|"
+                             r"our|you|your)\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=65536)
@@ -102,7 +108,9 @@ def reported_fact(text: str) -> str:
     rest = _PRONOUN_OWNER.sub(f"{speaker}'s ", said)
     rest = re.sub(r"^(?:they|he|she|I)\b", speaker, rest)
     if rest == said:
-        return text  # nothing said of the speaker ("Caroline said Melanie inspired her")
+        if _PERSON_PRONOUN.search(said):
+            return text  # nothing said of the speaker ("Caroline said Melanie inspired her")
+        return said[:1].upper() + said[1:]  # "IT says renew it from the IT portal"
     return rest[:1].upper() + rest[1:] if rest[:1].islower() and speaker[0].isupper() else rest
 
 
