@@ -16,7 +16,9 @@ with ``incremental`` on, per namespace:
    *full* rebuild, over the active pool that rebuild saw. Past ``incremental_max_drift``
    the namespace is rebuilt in full (the statistic restarts at 0);
 3. **places** every new or changed memory: it joins the cluster of its nearest unchanged
-   memory (cosine in embedding space, exact, in blocks) when that cosine is at least
+   memory (cosine in embedding space: exact, in blocks, up to :data:`PLACE_EXACT_MAX`
+   unchanged memories; above it searched in the nearest cells of an inverted file,
+   :func:`_nearest_cells`) when that cosine is at least
    ``incremental_cos``; a nearest memory that is noise at that cosine is pulled in with it
    (the regrouping then decides whether they belong together); else it is noise;
 4. **sweeps the whole pool for time**, without clustering: a cluster is re-planned when a
@@ -42,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -62,6 +65,13 @@ log = logging.getLogger(__name__)
 STATE_VERSION = 1
 #: rows of the changed memories compared with the whole pool at once (bounds memory)
 PLACE_BLOCK = 256
+#: Up to this many unchanged memories in a namespace the nearest search is exact (every
+#: test, golden plan and decision set is far below it); above it, with at least
+#: :data:`PLACE_BLOCK` changed memories (fewer cost one exact block), it is approximate:
+#: :func:`_nearest_cells`.
+PLACE_EXACT_MAX = 200_000
+#: Cells of the inverted file each changed memory is compared with (its nearest ones).
+PLACE_PROBES = 16
 
 
 @dataclass
@@ -193,6 +203,66 @@ def _nearest(queries: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndar
     return best, arg
 
 
+def _nearest_cells(queries: np.ndarray, base: np.ndarray, *, probes: int = PLACE_PROBES,
+                   cells: int | None = None, spill: int = 1, seed: int = 0
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_nearest`, approximately, by an inverted file: ``base`` is cut into ``k``
+    cells (``cells``, else ``sqrt(len(queries) * probes)``) by the update grouping's
+    spherical k-means (``agents.neighbours``, seeded), each base row listed in its ``spill``
+    nearest cells, and each query compared only with the members of its ``probes`` nearest
+    cells. The default ``k`` balances the two costs (assigning the base: ``n k`` cosines;
+    the searches: ``q probes n / k``), so 10,000 queries against 1M compare about 8e8 pairs
+    instead of 1e10. Built each call (nothing kept in the state). A nearest row whose cell
+    is not among the query's probed cells is missed, and a worse one returned (or none:
+    cosine -inf, where every probed cell is empty); where the exact nearest is found, the
+    result is the exact one (ties: the lowest row). How often it is missed depends on how
+    the pool clusters: ``benchmarks/place_1m.py``."""
+    from memmaint.maintenance.agents.neighbours import _kmeans, _nearest_centres
+
+    q, n = len(queries), len(base)
+    best = np.full(q, -np.inf, dtype=np.float32)
+    arg = np.zeros(q, dtype=np.int64)
+    if not q or not n:
+        return best, arg
+    k = min(n, cells or max(probes, math.ceil(math.sqrt(q * probes))))
+    centres = _kmeans(base, k, np.random.default_rng(seed))
+    near = _nearest_centres(base, centres, spill)  # (n, spill)
+    cell = near.T.reshape(-1)
+    brow = np.tile(np.arange(n), near.shape[1])
+    order = np.argsort(cell, kind="stable")  # members of each cell in row order
+    bounds = np.searchsorted(cell[order], np.arange(k + 1))
+    order = brow[order]
+    probe = _nearest_centres(queries, centres, probes)
+    qcell = probe.reshape(-1)
+    qrow = np.repeat(np.arange(q), probe.shape[1])
+    qorder = np.argsort(qcell, kind="stable")
+    qbounds = np.searchsorted(qcell[qorder], np.arange(k + 1))
+    for c in range(k):
+        members = order[bounds[c]:bounds[c + 1]]
+        who = qrow[qorder[qbounds[c]:qbounds[c + 1]]]
+        if not members.size or not who.size:
+            continue
+        vecs = base[members]
+        for s in range(0, len(who), PLACE_BLOCK):
+            w = who[s:s + PLACE_BLOCK]
+            sims = queries[w] @ vecs.T
+            a = np.argmax(sims, axis=1)
+            b = sims[np.arange(len(w)), a]
+            r = members[a]
+            better = (b > best[w]) | ((b == best[w]) & (r < arg[w]))
+            best[w[better]] = b[better]
+            arg[w[better]] = r[better]
+    return best, arg
+
+
+def nearest_rows(queries: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The place stage's search: exact (:func:`_nearest`) up to :data:`PLACE_EXACT_MAX`
+    base rows or below :data:`PLACE_BLOCK` queries, else :func:`_nearest_cells`."""
+    if len(base) <= PLACE_EXACT_MAX or len(queries) < PLACE_BLOCK:
+        return _nearest(queries, base)
+    return _nearest_cells(queries, base)
+
+
 def _unit(vectors: np.ndarray) -> np.ndarray:
     v = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(v, axis=1, keepdims=True)
@@ -267,7 +337,7 @@ def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray
     if c_rows.size and b_rows.size:
         assert vectors is not None, "changed memories are placed by their embeddings"
         unit = _unit(vectors)
-        best, arg = _nearest(unit[c_rows], unit[b_rows])
+        best, arg = nearest_rows(unit[c_rows], unit[b_rows])
         nearest = b_rows[arg]
         near = best >= job.incremental_cos
         joins = near & (labels[nearest] >= 0)
@@ -288,6 +358,8 @@ def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray
              "touched_clusters": len(touched), "planned_memories": int(rows.size),
              "kept_memories": int(keep.size), "drift": round(ratio, 4),
              "state_run": state.run_id}
+    if b_rows.size > PLACE_EXACT_MAX and c_rows.size >= PLACE_BLOCK:
+        stats["place_search"] = "cells"  # approximate (absent: exact)
     return Placement(rows, sub_labels.astype(np.int64), keep, labels[keep], map_xy, stats)
 
 
