@@ -9,10 +9,13 @@ process, on the same vectors, with how often the two agree: on the nearest row, 
 placement decision at ``incremental_cos`` (join the nearest's cluster, pull in a noise
 nearest, or stay noise).
 
-The pool (``--pool clustered``, the default): ``--size / 12`` topics (as ``nightly.py``), each
-a random unit centre with members ``centre + s g`` (``g`` Gaussian of norm about 1, ``s``
-drawn per topic in [0.5, 1.3], so two members of a topic sit at cosine 0.37-0.8, around the
-0.6 cut); 80% of the topics are clusters (their label), the rest noise. The changed memories:
+The pool (``--pool clustered``, the default): ``--size / 12`` topics (as ``nightly.py``) in
+``--size / 2000`` themes (a topic's centre sits at cosine about 0.64 to its theme's, two
+topics of a theme at about 0.4), members ``centre + s g`` (``g`` Gaussian of norm about 1,
+``s`` drawn per topic in [0.5, 1.3], so two members of a topic sit at cosine 0.37-0.8,
+around the 0.6 cut); 80% of the topics are clusters (their label), the rest noise.
+``--themes 0``: the topics' centres at random (nearly orthogonal in 384-d: no structure
+above the topic for the cells to follow, the hard case). The changed memories:
 70% new members of existing topics, 30% of new topics. ``--pool random`` is the earlier
 benchmark's unclustered Gaussian pool (every nearest below the cut). ``--store DB`` reads
 a pool a run has left instead (one namespace's state beside a SQLite store, e.g. the 200k
@@ -20,6 +23,7 @@ store of ``nightly_incremental.py``, and its cached vectors): ``--changed`` of i
 drawn at random, are searched against the rest and its clusters.
 
     python benchmarks/place_1m.py                      # 10,000 of 1M, both ways
+    python benchmarks/place_1m.py --themes 0           # the same without themes
     python benchmarks/place_1m.py --changed 1024 --no-exact
     python benchmarks/place_1m.py --store /tmp/h38/n200k/pool-200000.db --changed 2000
 """
@@ -117,6 +121,8 @@ def main() -> None:
     ap.add_argument("--night", type=int, default=10_000, help="changed memories to scale to")
     ap.add_argument("--dim", type=int, default=384)
     ap.add_argument("--pool", choices=("clustered", "random"), default="clustered")
+    ap.add_argument("--themes", type=int, help="themes of the clustered pool (size / 2000 "
+                    "unless given; 0: topics at random, no themes)")
     ap.add_argument("--store", help="a SQLite store with one namespace's state (--size unused)")
     ap.add_argument("--cos", type=float, default=0.6, help="incremental_cos")
     ap.add_argument("--probes", type=int, default=PLACE_PROBES)
@@ -128,7 +134,9 @@ def main() -> None:
         queries, base, labels = from_store(args.store, q)
         args.pool = f"{Path(args.store).name} (held out at random)"
     elif args.pool == "clustered":
-        queries, base, labels = clustered(args.size - q, q, args.dim)
+        queries, base, labels = clustered(args.size - q, q, args.dim, themes=args.themes)
+        if args.themes == 0:
+            args.pool = "clustered (topics at random, no themes)"
     else:
         rng = np.random.default_rng(0)
         unit = _unit(rng.standard_normal((args.size, args.dim), dtype=np.float32))
