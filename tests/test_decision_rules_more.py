@@ -659,3 +659,20 @@ def test_who_said_an_instruction_is_provenance_unless_the_words_need_them():
     assert fact_core("Tom said the deploy is on Friday.") == "The deploy is on Friday."
     assert fact_core("Caroline said Melanie inspired her.") == "Caroline said Melanie inspired her."
     assert fact_core("Keep in mind it cannot be undone.") == "it cannot be undone."
+
+
+def test_a_code_a_colour_and_which_of_an_owners_things_are_read():
+    # a code names its room, it never counts it
+    found = relation(statement("Room 9C holds twenty people."),
+                     statement("Room 9D holds eight people."), 0.9)
+    assert found is not None and found.kind == "distinct" and "9C" in found.detail
+    # a colour is a value
+    found = relation(statement("The user's bike is a red Brompton."),
+                     statement("The user rides a green Brompton."), 0.8)
+    assert found is not None and found.kind == "change" and "colour" in found.detail
+    # two of one owner's things named by a word between owner and thing are two subjects;
+    # how the thing is held ("usual") names none
+    found = relation(statement("The user's morning train is the 07:42."),
+                     statement("The user's evening train is the 18:10."), 0.85)
+    assert found is not None and found.kind == "distinct"
+    assert statement("Maya's usual coffee is a latte.").subject_kind == frozenset()

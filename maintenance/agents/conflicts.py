@@ -120,6 +120,11 @@ def _num(text: str) -> str:
     return f"{value:g}"
 
 
+#: Colour words, one spelling each: a colour is a value ("blue" / "grey" Volvo).
+_COLOURS = {w: w for w in ("red", "blue", "green", "yellow", "orange", "purple", "pink",
+                           "brown", "black", "white", "silver", "beige", "navy", "teal",
+                           "maroon", "turquoise")} | {"grey": "grey", "gray": "grey"}
+
 #: Verbs whose negation denies their object ("doesn't own a car": no car).
 _POSSESSION = frozenset(("own", "owns", "owned", "possess", "possesses", "possessed"))
 
@@ -177,6 +182,8 @@ def extract(text: str) -> Facts:
         day = w.removesuffix("s")  # "on Mondays"
         if day in _WEEKDAYS:
             values.setdefault("weekday", set()).add(day)
+        elif w in _COLOURS:  # "a blue Volvo" / "a grey Volvo"
+            values.setdefault("colour", set()).add(_COLOURS[w])
     polarity: dict[str, bool] = {}
     subject: set[str] = set()
     negated: set[str] = set()

@@ -66,6 +66,7 @@ _ID_END = (r"(?=\s*(?:[.,;:!?)](?!\d)|$|(?:is|was|are|were|has|had|have|and|or|i
 _ID = re.compile(r"\b([A-Za-z]+)\s*(?:#|no\.\s*|number\s+)?\s*(\d[\w\-]*(?:\.\d+)*)"
                  + _ID_END + r"|#(\d+)\b|\b([A-Z]{2,})-(\d+)\b")
 
+_CODE = re.compile(r"\b([A-Za-z]+)\s+(\d+[A-Za-z]\w*)\b")
 _PATH = re.compile(r"(?<![\w/])/[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-{}]+)+")
 
 #: Words that mark a statement as an update of an earlier one.
@@ -196,6 +197,7 @@ class Statement:
     past: bool  # reports a past event
     verb: str = ""  # the first sentence's first verb, lower-cased ("" when none)
     subject_mods: frozenset[str] = frozenset()  # words before the subject's head ("platform")
+    subject_kind: frozenset[str] = frozenset()  # between owner and head ("outbound" flight)
 
 
 def identifiers(text: str) -> frozenset[tuple[str, str]]:
@@ -211,6 +213,9 @@ def identifiers(text: str) -> frozenset[tuple[str, str]]:
             noun = m.group(1).lower()
             if noun in ID_NOUNS or (noun in _LEADING_ID_NOUNS and m.start() in starts):
                 out.add((noun, m.group(2).rstrip(".")))
+    for m in _CODE.finditer(text):  # "Room 7E seats twelve": a code names, it never counts
+        if m.group(1).lower() in ID_NOUNS:
+            out.add((m.group(1).lower(), m.group(2).upper()))
     for m in _PATH.finditer(text):  # an endpoint or a file names its subject ("/v2/search")
         out.add(("path", m.group(0).lower()))
     for m in _KIND_NAMED.finditer(text):  # "the charges endpoint", "the staging server"
@@ -265,7 +270,7 @@ def statement(text: str) -> Statement:
     subject_names: set[str] = set()
     n_first, first_tok, owner, verb_found, comma = 0, "", "", False, False
     pending: tuple[str, str, str] | None = None
-    verb, prev_tok, mods = "", "", frozenset[str]()
+    verb, prev_tok, mods, kinds = "", "", frozenset[str](), frozenset[str]()
     of_at = 0  # subject words before "of" name an attribute ("The price of the Pro plan")
     for tok in toks:
         prev_tok, tok_before = tok, prev_tok
@@ -297,6 +302,7 @@ def statement(text: str) -> Statement:
                 verb = low
                 holder = _owned(owner, subject_words[-1]) if subject_words else ""
                 mods = _modifiers(owner, subject_words[of_at:])
+                kinds = _kind_words(owner, subject_words[of_at:])
             elif low in _ATTRIBUTE_OF and subject_words and not owner:
                 of_at = len(subject_words)
             elif is_name and comma:
@@ -333,6 +339,7 @@ def statement(text: str) -> Statement:
     if first_sentence and not seen_verb and subject_words:
         holder = _owned(owner, subject_words[-1])
         mods = _modifiers(owner, subject_words[of_at:])
+        kinds = _kind_words(owner, subject_words[of_at:])
     if holder in ("i", "i'm"):
         holder = "user"  # a note in the user's voice ("I take my tea black") is about the user
     switched: set[str] = set()
@@ -346,7 +353,7 @@ def statement(text: str) -> Statement:
                      subject_names=frozenset(subject_names if verb_found else ()),
                      switched_from=frozenset(switched),
                      update_word=bool(words & UPDATE_WORDS) or bool(_NEW_VALUE.search(text)),
-                     past=is_past(text), verb=verb, subject_mods=mods)
+                     past=is_past(text), verb=verb, subject_mods=mods, subject_kind=kinds)
 
 
 def _owned(owner: str, noun: str) -> str:
@@ -360,6 +367,20 @@ def _verb_after_noun(tok: str, before: str, subject_words: list[str]) -> bool:
     return (bool(subject_words) and tok.islower() and tok.endswith("s") and len(tok) > 3
             and not tok.endswith(("ss", "us", "is", "'s")) and before.isalpha()
             and before.islower() and before not in _ARTICLES)
+
+
+def _kind_words(owner: str, subject_words: list[str]) -> frozenset[str]:
+    """The words between the subject's owner and its head that say which of the owner's
+    things it is ("The user's *outbound* flight"); not how it is held ("usual", "new")."""
+    if not owner or owner not in subject_words:
+        return frozenset()
+    between = subject_words[subject_words.index(owner) + 1:-1]
+    return frozenset(w for w in between if w not in _HOW_HELD)
+
+
+_HOW_HELD = frozenset(stem(w) for w in (
+    "usual", "current", "new", "old", "previous", "former", "favourite", "favorite",
+    "preferred", "main", "default", "regular", "only", "first", "latest", "go-to"))
 
 
 def _modifiers(owner: str, subject_words: list[str]) -> frozenset[str]:
@@ -504,6 +525,11 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
                    same_holder=same_holder)
     if spelt:
         return Relation("change", spelt, explicit=True)
+    if a.holder == b.holder and a.subject_kind and b.subject_kind and not (
+            a.subject_kind & b.subject_kind):
+        return Relation("distinct", "two of one owner's things ("
+                        f"{', '.join(sorted(a.subject_kind))} vs "
+                        f"{', '.join(sorted(b.subject_kind))} {a.holder.split('/')[-1]})")
     slots = slot_changes(a, b)
     if slots:
         return Relation("change", "; ".join(slots))
