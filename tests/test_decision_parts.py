@@ -1,10 +1,11 @@
 """The hand-written check parts of the decision set (#32): ``fresh`` (informal wordings apart
 from the dev/validation templates) and ``blind`` (a second held-out part, run once before it
 was read), ``sealed`` (a third, committed before any run, to be run once at the end of a
-session) and ``unseen`` (a fourth, likewise committed before any run). Each builds the same
-every time, every sentence is labelled, no wording means two things, it shares no sentence
-with the other parts, and the CLI runs it; scores are not asserted (they are check sets,
-never tuned on)."""
+session), ``unseen`` (a fourth, likewise committed before any run) and ``hidden`` (a fifth,
+written blind and committed before any run). Each builds the same every time, every sentence
+is labelled, no wording means two things, it shares no sentence with the other parts, and the
+CLI runs it (``hidden`` only offered: its one run is kept for the end of a session); scores
+are not asserted (they are check sets, never tuned on)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ import pytest
 
 from memmaint.datasets.decision_blind import BLIND_HAND
 from memmaint.datasets.decision_fresh import FRESH_HAND
+from memmaint.datasets.decision_hidden import HIDDEN_HAND
 from memmaint.datasets.decision_sealed import SEALED_HAND
 from memmaint.datasets.decision_unseen import UNSEEN_HAND
 from memmaint.datasets.decisions import GROUP_TYPES, make_decision_set, norm, split_sentences
 
 PARTS = {"fresh": (FRESH_HAND, 60), "blind": (BLIND_HAND, 55),
-         "sealed": (SEALED_HAND, 70), "unseen": (UNSEEN_HAND, 60)}
+         "sealed": (SEALED_HAND, 70), "unseen": (UNSEEN_HAND, 60),
+         "hidden": (HIDDEN_HAND, 65)}
 
 
 @pytest.mark.parametrize("part", sorted(PARTS))
@@ -63,7 +66,7 @@ def test_the_part_shares_no_sentence_with_the_other_parts(part):
         assert not mine & {k for _ns, k in make_decision_set(other).sentences}, other
 
 
-@pytest.mark.parametrize("part", sorted(PARTS))
+@pytest.mark.parametrize("part", sorted(set(PARTS) - {"hidden"}))
 def test_cli_runs_the_part(tmp_path, cli, part):
     out = tmp_path / f"{part}.json"
     res = cli("eval", "decisions", "--part", part, "--set", "embedding.model=hashing",
@@ -71,3 +74,10 @@ def test_cli_runs_the_part(tmp_path, cli, part):
     assert res.exit_code == 0, res.output
     result = json.loads(out.read_text())["results"][0]
     assert sum(v["groups"] for v in result["per_type"].values()) == len(PARTS[part][0])
+
+
+def test_cli_offers_the_hidden_part_without_running_it():
+    from memmaint.maintenance.cli.eval import decisions_cmd
+
+    part = next(p for p in decisions_cmd.params if p.name == "part")
+    assert "hidden" in part.type.choices
