@@ -125,3 +125,14 @@ def test_a_failing_clause_embedder_leaves_the_merge_to_the_words(caplog):
     assert done.text == words_only.text and done.group == words_only.group
     assert caplog.text.count("clause vectors unavailable") == 1
     assert embed(["another clause"]) is None  # no second try
+
+
+@pytest.mark.parametrize("text, core", [
+    ("Note to self: the staging DB restarts at 02:00.", "the staging DB restarts at 02:00."),
+    ("Pretty sure Odile can't ride a bike.", "Odile can't ride a bike."),
+    ("I'm fairly sure that the lease ends in May.", "the lease ends in May."),
+    ("If I recall correctly, Bram is left-handed.", "Bram is left-handed."),
+    ("Supposedly the cafe closes at 17:00.", "the cafe closes at 17:00."),
+])
+def test_hedges_and_notes_to_self_open_a_note(text, core):
+    assert fact_core(text) == core

@@ -105,3 +105,40 @@ def test_value_change_never_reads_an_added_detail_as_another_value():
                             "Refunds take 5 days, as Bob noted.", 0.95)
     assert not value_change("The user likes hiking in the Alps.",
                             "The user likes sailing on Lake Garda.", 0.8)
+
+
+@pytest.mark.parametrize("a, b, cos, same", [
+    # the fuller clause adds a detail qualifier: still the same fact
+    ("Ilse has two cats.", "Ilse has two cats, both rescued from the same shelter.", 0.88, True),
+    ("Noor cycles to the office.", "Noor cycles to the office most days.", 0.9, True),
+    ("Noor cycles to the office.", "Noor now cycles to the office.", 0.9, False),
+    # a status or time qualifier on one side only is another statement
+    ("Ilse has two cats.", "Ilse will have two cats next month.", 0.88, False),
+    # the covered clause's detail must be in the fuller one
+    ("Ilse has two cats, both rescued.", "Ilse has two cats.", 0.88, False),
+])
+def test_the_fuller_clause_may_add_a_detail_qualifier_not_a_status(a, b, cos, same):
+    assert bool(same_fact(a, b, cos)) is same, (a, b)
+
+
+def test_free_of_charge_and_at_no_cost_are_one_value_and_no_negation():
+    from memmaint.maintenance.agents.coverage import units
+
+    def keys(text: str) -> list[tuple[str, str]]:
+        return [(u.kind, u.key) for u in units(text)]
+
+    assert keys("Cracked screens are fixed free of charge.") == keys(
+        "Cracked screens are fixed at no cost.") == keys("Cracked screens are fixed for free.")
+    assert not any(k == "negation" for k, _ in keys("Repairs at no extra charge."))
+    assert any(k == "negation" for k, _ in keys("Repairs are not free."))
+
+
+def test_an_acronyms_plural_names_what_the_acronym_names():
+    from memmaint.maintenance.agents.coverage import units
+
+    def names(text: str) -> set[str]:
+        return {u.key for u in units(text) if u.kind == "name"}
+
+    assert names("The gateway signs JWTs.") == names("The gateway signs a JWT.") == {"jwt"}
+    assert names("We ship two SDKs and several APIs.") == {"sdk", "api"}
+    assert names("Tom met Chris.") == {"chris"}  # a name ending in s keeps it

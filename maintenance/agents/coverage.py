@@ -258,11 +258,14 @@ _PLACE_ALIASES = tuple((re.compile(pattern), canonical) for pattern, canonical i
 
 
 #: One time, period or phrase written several ways, read as one: "noon" is 12:00, "two
-#: weeks" 14 days, "two times daily" twice a day, "these days" now, "was raised in" grew up in.
+#: weeks" 14 days, "two times daily" twice a day, "these days" now, "at no cost" free, "was
+#: raised in" grew up in.
 _PHRASE_ALIASES = tuple((re.compile(pattern, re.IGNORECASE), canonical) for pattern, canonical in (
     (r"\b(?:noon|midday)\b", "12:00"),
     (r"\bmidnight\b", "00:00"),
     (r"\b(?:these days|nowadays|at the moment)\b", "now"),
+    ((r"\b(?:free of charge|at no (?:extra |additional )?(?:cost|charge)|for free|"
+     r"without (?:any )?charge|(?:costs?|charged?) nothing)\b"), "free"),
     (r"\btwo times\b", "twice"),
     (r"\b(once|twice|three times|four times)\s+(?:daily|per day|each day)\b", r"\1 a day"),
     (r"\b(?:was|were|got)\s+(?:raised|brought up)\s+in\b", "grew up in"),
@@ -333,7 +336,9 @@ def _units(text: str) -> tuple[Unit, ...]:
         elif low in _STOP or len(low) < 2:
             continue
         elif tok[0].isupper() and not start:
-            out.append(Unit("name", low, tok))
+            # an acronym's plural names what it names ("JWTs", "APIs")
+            key = low[:-1] if re.fullmatch(r"[A-Z]{2,}s", tok) else low
+            out.append(Unit("name", key, tok))
         else:
             out.append(Unit("word", stem(low), tok))
     return tuple(out)

@@ -25,7 +25,10 @@ _COUNT = r"(?:\w+|a few)"
 
 #: Framings and hedges that open a note, each followed by ":" "-" "," or a space.
 _OPENERS = re.compile(
-    r"^\s*(?:note|nb|fyi|kb|reminder|heads[- ]up|btw|by the way|for the record|fwiw|iirc|"
+    r"^\s*(?:note to self|notes? for later|for reference|note|nb|fyi|kb|reminder|heads[- ]up|"
+    r"btw|by the way|for the record|fwiw|iirc|(?:i'?m )?(?:pretty|fairly|quite) sure(?: that)?|"
+    r"if i recall(?: correctly| right)?|as i recall|from memory|supposedly|i reckon|"
+    r"i(?:'ve)? heard(?: that)?|"
     r"afaik|quick note|side note|just so you know|also|keep in mind(?: that)?|to fix it|"
     r"important|internal note|internally|"
     r"macro text|"

@@ -91,6 +91,21 @@ def _status(us: Sequence[Unit]) -> set[str]:
     return {u.key for u in us if u.kind == "qualifier" and u.key not in HABIT}
 
 
+#: Qualifiers that add a detail to a statement rather than change its status or time ("has
+#: mild asthma and uses an inhaler *before* exercise", "two kids, *both* in primary school",
+#: "JWTs that expire *after* 15 minutes"): the fuller of two clauses may add them.
+_DETAIL = frozenset(("only", "before", "after", "all", "both", "many", "few", "several",
+                     "most"))  # not "more" / "less": a comparative may say it changed
+
+
+def status_agrees(ua: Sequence[Unit], ub: Sequence[Unit]) -> bool:
+    """Whether clause ``b`` says what clause ``a`` says with the same status: the same
+    qualifiers of status and time ("now", "used to", "will", "once" ...), and every detail
+    qualifier of ``a`` (:data:`_DETAIL`) in ``b``, which may add its own."""
+    sa, sb = _status(ua), _status(ub)
+    return sa - _DETAIL == sb - _DETAIL and sa & _DETAIL <= sb
+
+
 def substitution(a: Sequence[str], b: Sequence[str], a_from: int = 1,
                  b_from: int = 1) -> str | None:
     """A shared word (at or after index ``a_from`` / ``b_from``: the verb, so that a
@@ -127,7 +142,7 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
         return None
     if _negated(ua) != _negated(ub):  # "cannot eat gluten" / "so no gluten": one polarity
         return None
-    if _status(ua) != _status(ub):
+    if not status_agrees(ua, ub):
         return None
     from memmaint.maintenance.agents.slots import relation, statement
 

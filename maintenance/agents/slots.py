@@ -43,6 +43,7 @@ from memmaint.maintenance.agents.coverage import (
     units,
 )
 from memmaint.maintenance.agents.provenance import reported_fact, without_openers
+from memmaint.maintenance.agents.statuses import status_change
 from memmaint.maintenance.agents.transitions import transition
 
 #: Nouns a following number identifies ("invoice 1043"): the number names the subject.
@@ -525,6 +526,8 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
                    same_holder=same_holder)
     if spelt:
         return Relation("change", spelt, explicit=True)
+    if status := status_change(a.text, b.text):
+        return Relation("change", status)  # "is single" / "has a boyfriend"
     if a.holder == b.holder and a.subject_kind and b.subject_kind and not (
             a.subject_kind & b.subject_kind):
         return Relation("distinct", "two of one owner's things ("

@@ -1,0 +1,100 @@
+"""Life statuses that exclude each other: a new one replaces the old without a change word.
+
+"Ottilie is single." and, months later, "Ottilie has a boyfriend called Matthias." share
+almost no words and sit at a middling cosine, yet a user reads the second as the end of the
+first. Some attributes of a person hold one value at a time and are named by a closed set of
+words, so the words alone say that two memories state two values of one attribute:
+
+- **relationship**: single; dating (a boyfriend, a girlfriend, seeing someone); engaged;
+  married (a husband, a wife, got married); divorced or separated; widowed;
+- **diet**: vegan; vegetarian; pescatarian.
+
+:func:`status_change` reads the status each memory gives its subject and returns the pair of
+values when the subjects are one person (the same name, or both the user with no relative of
+theirs in between: "The user's sister is married" is the sister's) and the values differ.
+Negated statuses ("isn't married", "no longer vegan") are left to the other readers. Which of
+the two is current is the caller's (time orders an update; equal times make a conflict).
+Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memmaint.maintenance.agents.coverage import ENTITIES, stem
+from memmaint.maintenance.agents.provenance import without_openers
+
+_RELATIONSHIP = (
+    ("single", r"\b(?:is|am|are|'s|'m|stays?|remains?)\s+(?:still\s+)?single\b"),
+    ("dating", (r"\b(?:has|have|got)\s+(?:a\s+(?:new\s+)?)(?:boyfriend|girlfriend)\b|"
+               r"\b(?:is|am|are|'s|'m)\s+(?:now\s+)?(?:dating|seeing someone|in a relationship)\b")),
+    ("engaged", r"\b(?:is|am|are|'s|'m|got|just got)\s+(?:now\s+)?engaged\b|\bfianc[ée]e?\b"),
+    ("married", (r"\b(?:is|am|are|'s|'m|got|were|was)\s+(?:now\s+)?(?:happily\s+)?married\b|"
+                r"\b(?:has|have)\s+a\s+(?:husband|wife)\b|\bnewlyweds?\b")),
+    ("divorced", r"\b(?:is|am|are|'s|'m|got|were|was)\s+(?:now\s+)?(?:divorced|separated)\b"),
+    ("widowed", r"\b(?:is|am|are|'s|'m|was)\s+(?:now\s+)?(?:widowed|a widow|a widower)\b"),
+)
+_DIET = (
+    ("vegan", r"\b(?:is|am|are|'s|'m|went|became|turned|has been)\s+(?:now\s+|fully\s+)?vegan\b"),
+    ("vegetarian", (r"\b(?:is|am|are|'s|'m|went|became|turned|has been)\s+(?:now\s+|a\s+)?"
+                   r"vegetarian\b")),
+    ("pescatarian", (r"\b(?:is|am|are|'s|'m|went|became|turned|has been)\s+(?:now\s+|a\s+)?"
+                    r"pescatarian\b")),
+)
+#: Each attribute and its values, first match wins (a compiled pattern per value).
+ATTRIBUTES: tuple[tuple[str, tuple[tuple[str, re.Pattern[str]], ...]], ...] = tuple(
+    (name, tuple((value, re.compile(pattern, re.IGNORECASE)) for value, pattern in values))
+    for name, values in (("relationship", _RELATIONSHIP), ("diet", _DIET)))
+_NEGATED = re.compile(r"\b(?:not|n't|never|no longer|nor)\b", re.IGNORECASE)
+_USER = re.compile(r"\b(?:the user|user|i|i'm|we)\b", re.IGNORECASE)
+_POSSESSED = re.compile(r"\b(?:my|his|her|their|our|your|[A-Za-z]+'s)\s+(?:\w+\s+)?(\w+)",
+                        re.IGNORECASE)
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_NOT_NAMES = frozenset(("The", "A", "An", "User", "I", "We", "My", "Our", "Since", "After",
+                        "Before", "Last", "This", "Now", "As", "In", "On", "At", "Still"))
+
+
+def _subject(span: str) -> frozenset[str] | None:
+    """Who a status is said of, from the words before it: the names in them, or ``user``;
+    ``None`` when a relative or pet of someone stands there ("my sister", "Tom's brother")."""
+    for m in _POSSESSED.finditer(span):
+        if stem(m.group(1).lower()) in ENTITIES:
+            return None
+    names = frozenset(stem(n.lower()) for n in _NAME.findall(span) if n not in _NOT_NAMES)
+    if names:
+        return names
+    return frozenset(("user",)) if _USER.search(span) else frozenset()
+
+
+def statuses(text: str) -> dict[str, tuple[str, frozenset[str]]]:
+    """``{attribute: (value, subject)}`` for each status ``text`` gives someone."""
+    text = without_openers(text)
+    out: dict[str, tuple[str, frozenset[str]]] = {}
+    for attribute, values in ATTRIBUTES:
+        for value, pattern in values:
+            m = pattern.search(text)
+            if m is None:
+                continue
+            clause_start = max(text.rfind(sep, 0, m.start()) for sep in (".", ";", "!", "?"))
+            span = text[clause_start + 1:m.start()]
+            if _NEGATED.search(span + m.group(0)):
+                break
+            subject = _subject(span)
+            if subject:
+                out[attribute] = (value, subject)
+            break
+    return out
+
+
+def status_change(a: str, b: str) -> str | None:
+    """``"relationship: single vs dating"`` when the two give one person two values of one
+    exclusive attribute (module docstring), else ``None``."""
+    sa, sb = statuses(a), statuses(b)
+    for attribute in sa.keys() & sb.keys():
+        (va, who_a), (vb, who_b) = sa[attribute], sb[attribute]
+        if va != vb and who_a & who_b:
+            return f"{attribute}: {va} vs {vb}"
+    return None
+
+
+__all__ = ["ATTRIBUTES", "status_change", "statuses"]
