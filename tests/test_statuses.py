@@ -15,7 +15,8 @@ from memmaint.maintenance.agents.statuses import status_change, statuses
 @pytest.mark.parametrize("old, new, values", [
     ("Marisol is single.", "Marisol has a girlfriend now, Beatriz.", "single vs dating"),
     ("Teodor is engaged to Ines.", "Teodor and Ines got married in June.", "engaged vs married"),
-    ("I'm married.", "The user got divorced last year.", "married vs divorced"),
+    ("I'm married.", "The user got divorced last year.", "married vs separated"),
+    ("Anouk's boyfriend is Rasmus.", "Anouk and Rasmus split up in May.", "dating vs separated"),
     ("The user is vegetarian.", "The user went vegan in January.", "vegetarian vs vegan"),
     ("Note: Pim is a pescatarian.", "Pim is vegan.", "pescatarian vs vegan"),
 ])

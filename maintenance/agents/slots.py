@@ -515,6 +515,9 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
     ids = differing_ids(a, b)
     if ids:
         return Relation("distinct", f"they name different things ({ids})")
+    if status := status_change(a.text, b.text):
+        # "is single" / "has a boyfriend"; "Ana's boyfriend is Rui" / "Ana and Rui split up"
+        return Relation("change", status)
     if a.subject_names and b.subject_names and not (a.subject_names & b.subject_names) \
             and not _nested(set(a.subject_names), set(b.subject_names)):
         return Relation("distinct", "their subjects name different things ("
@@ -526,8 +529,6 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
                    same_holder=same_holder)
     if spelt:
         return Relation("change", spelt, explicit=True)
-    if status := status_change(a.text, b.text):
-        return Relation("change", status)  # "is single" / "has a boyfriend"
     if a.holder == b.holder and a.subject_kind and b.subject_kind and not (
             a.subject_kind & b.subject_kind):
         return Relation("distinct", "two of one owner's things ("

@@ -6,7 +6,7 @@ first. Some attributes of a person hold one value at a time and are named by a c
 words, so the words alone say that two memories state two values of one attribute:
 
 - **relationship**: single; dating (a boyfriend, a girlfriend, seeing someone); engaged;
-  married (a husband, a wife, got married); divorced or separated; widowed;
+  married (a husband, a wife, got married); separated (divorced, broke up); widowed;
 - **diet**: vegan; vegetarian; pescatarian.
 
 :func:`status_change` reads the status each memory gives its subject and returns the pair of
@@ -27,11 +27,13 @@ from memmaint.maintenance.agents.provenance import without_openers
 _RELATIONSHIP = (
     ("single", r"\b(?:is|am|are|'s|'m|stays?|remains?)\s+(?:still\s+)?single\b"),
     ("dating", (r"\b(?:has|have|got)\s+(?:a\s+(?:new\s+)?)(?:boyfriend|girlfriend)\b|"
+                r"'s\s+(?:boyfriend|girlfriend)\s+is\b|"
                r"\b(?:is|am|are|'s|'m)\s+(?:now\s+)?(?:dating|seeing someone|in a relationship)\b")),
     ("engaged", r"\b(?:is|am|are|'s|'m|got|just got)\s+(?:now\s+)?engaged\b|\bfianc[ée]e?\b"),
     ("married", (r"\b(?:is|am|are|'s|'m|got|were|was)\s+(?:now\s+)?(?:happily\s+)?married\b|"
                 r"\b(?:has|have)\s+a\s+(?:husband|wife)\b|\bnewlyweds?\b")),
-    ("divorced", r"\b(?:is|am|are|'s|'m|got|were|was)\s+(?:now\s+)?(?:divorced|separated)\b"),
+    ("separated", (r"\b(?:is|am|are|'s|'m|got|were|was)\s+(?:now\s+)?(?:divorced|separated)\b|"
+                   r"\b(?:broke|split)\s+up\b")),
     ("widowed", r"\b(?:is|am|are|'s|'m|was)\s+(?:now\s+)?(?:widowed|a widow|a widower)\b"),
 )
 _DIET = (
