@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memmaint.maintenance.agents.slots import relation, statement
-from memmaint.maintenance.agents.statuses import status_change, statuses
+from memmaint.maintenance.agents.statuses import same_status, status_change, statuses
 
 
 @pytest.mark.parametrize("old, new, values", [
@@ -56,3 +56,25 @@ def test_a_new_relationship_status_supersedes_the_old_in_a_run():
     plan = plan_cluster(mems, vecs, 0, AgentsConfig(), day(28), id_seed="t")
     retired = {i for a in plan.actions for i in getattr(a, "superseded_ids", ())}
     assert retired == {"a"}, plan.actions
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Sunita is vegetarian.", "Sunita doesn't eat meat."),
+    ("The user is teetotal.", "I don't drink."),
+    ("Rolf doesn't touch a drop of alcohol.", "Rolf is teetotal these days."),
+])
+def test_one_status_in_other_words_is_the_same_fact(a, b):
+    from memmaint.maintenance.agents.samefact import same_fact
+
+    assert same_status(a, b) and same_status(b, a)
+    assert same_fact(a, b, 0.7)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Sunita is vegetarian for ethical reasons.", "Sunita doesn't eat meat."),  # says more
+    ("Sunita is vegetarian.", "Sunita is vegan."),  # another value
+    ("Sunita is vegetarian.", "Sunita's son doesn't eat meat."),  # another person
+    ("Rolf doesn't drink coffee.", "Rolf is teetotal."),  # coffee is no alcohol
+])
+def test_a_status_with_more_another_value_or_person_is_not_said_again(a, b):
+    assert same_status(a, b) is None

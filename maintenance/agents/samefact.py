@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from memmaint.maintenance.agents.coverage import ADVERBS, Unit, sentences, stem, units
 from memmaint.maintenance.agents.coverage import fuzzy_in as _fuzzy_in
 from memmaint.maintenance.agents.coverage import lead_name_differs as _lead_name_differs
+from memmaint.maintenance.agents.statuses import same_status
 
 if TYPE_CHECKING:
     from memmaint.maintenance.agents.slots import Statement
@@ -137,6 +138,8 @@ def same_fact(a_text: str, b_text: str, cosine: float, *,
     it cannot tell); ``cosine`` is their similarity (see the module docstring)."""
     if cosine < threshold:
         return None
+    if why := same_status(a_text, b_text):
+        return why  # "is vegetarian" / "doesn't eat meat": one status, whatever the words
     ua, ub = units(a_text), units(b_text)
     if anchors_agree(ua, ub) is not None:
         return None

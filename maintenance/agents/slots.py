@@ -107,6 +107,9 @@ _VERBISH = frozenset((
     "became", "becomes", "paid", "pays", "joined", "joins", "left", "leaves", "drives",
     "drove", "speaks", "spoke", "ate", "eats", "enjoys", "enjoyed", "attended", "attends",
     "go", "come", "comes", "sits", "departs", "arrives", "stays", *ADVERBS,
+    # a negated auxiliary is a verb too ("The user doesn't eat meat": the user, not meat)
+    "doesn't", "don't", "didn't", "isn't", "aren't", "wasn't", "weren't", "can't", "cannot",
+    "won't", "hasn't", "haven't", "hadn't", "couldn't", "shouldn't", "wouldn't",
 ))
 _SLOT_SKIP = frozenset((
     "a", "an", "the", "at", "in", "on", "to", "for", "of", "from", "is", "are", "was",

@@ -7,7 +7,12 @@ words, so the words alone say that two memories state two values of one attribut
 
 - **relationship**: single; dating (a boyfriend, a girlfriend, seeing someone); engaged;
   married (a husband, a wife, got married); separated (divorced, broke up); widowed;
-- **diet**: vegan; vegetarian; pescatarian.
+- **diet**: vegan; vegetarian (also "doesn't eat meat"); pescatarian;
+- **alcohol**: teetotal ("doesn't drink", "sober", "doesn't touch a drop of booze").
+
+:func:`same_status` is the other side: a memory that says only a status of someone is said
+again by any memory giving them the same value ("The user is vegetarian." / "the user
+doesn't eat meat."), whatever their words.
 
 :func:`status_change` reads the status each memory gives its subject and returns the pair of
 values when the subjects are one person (the same name, or both the user with no relative of
@@ -39,14 +44,22 @@ _RELATIONSHIP = (
 _DIET = (
     ("vegan", r"\b(?:is|am|are|'s|'m|went|became|turned|has been)\s+(?:now\s+|fully\s+)?vegan\b"),
     ("vegetarian", (r"\b(?:is|am|are|'s|'m|went|became|turned|has been)\s+(?:now\s+|a\s+)?"
-                   r"vegetarian\b")),
+                   r"vegetarian\b|\b(?:doesn't|does not|don't|do not|never)\s+eats?\s+"
+                   r"(?:any\s+)?meat\b")),
     ("pescatarian", (r"\b(?:is|am|are|'s|'m|went|became|turned|has been)\s+(?:now\s+|a\s+)?"
                     r"pescatarian\b")),
+)
+_ALCOHOL = (
+    ("teetotal", (r"\bteetotal(?:ler)?\b|\b(?:is|am|'m|'s)\s+(?:now\s+)?sober\b|"
+                  r"\b(?:doesn't|does not|don't|do not|never)\s+(?:drinks?\s+(?:any\s+)?"
+                  r"(?:alcohol|booze)|drinks?(?=\s*(?:[.;!]|$))|touch(?:es)?\s+(?:a drop of\s+)?"
+                  r"(?:alcohol|booze))\b")),
 )
 #: Each attribute and its values, first match wins (a compiled pattern per value).
 ATTRIBUTES: tuple[tuple[str, tuple[tuple[str, re.Pattern[str]], ...]], ...] = tuple(
     (name, tuple((value, re.compile(pattern, re.IGNORECASE)) for value, pattern in values))
-    for name, values in (("relationship", _RELATIONSHIP), ("diet", _DIET)))
+    for name, values in (("relationship", _RELATIONSHIP), ("diet", _DIET),
+                         ("alcohol", _ALCOHOL)))
 _NEGATED = re.compile(r"\b(?:not|n't|never|no longer|nor)\b", re.IGNORECASE)
 _USER = re.compile(r"\b(?:the user|user|i|i'm|we)\b", re.IGNORECASE)
 _POSSESSED = re.compile(r"\b(?:my|his|her|their|our|your|[A-Za-z]+'s)\s+(?:\w+\s+)?(\w+)",
@@ -68,10 +81,11 @@ def _subject(span: str) -> frozenset[str] | None:
     return frozenset(("user",)) if _USER.search(span) else frozenset()
 
 
-def statuses(text: str) -> dict[str, tuple[str, frozenset[str]]]:
-    """``{attribute: (value, subject)}`` for each status ``text`` gives someone."""
+def _read(text: str) -> dict[str, tuple[str, frozenset[str], str]]:
+    """``{attribute: (value, subject, rest)}``: ``rest`` is what the text says besides its
+    subject and the status (the words before the subject's sentence and after the status)."""
     text = without_openers(text)
-    out: dict[str, tuple[str, frozenset[str]]] = {}
+    out: dict[str, tuple[str, frozenset[str], str]] = {}
     for attribute, values in ATTRIBUTES:
         for value, pattern in values:
             m = pattern.search(text)
@@ -79,13 +93,35 @@ def statuses(text: str) -> dict[str, tuple[str, frozenset[str]]]:
                 continue
             clause_start = max(text.rfind(sep, 0, m.start()) for sep in (".", ";", "!", "?"))
             span = text[clause_start + 1:m.start()]
-            if _NEGATED.search(span + m.group(0)):
+            if _NEGATED.search(span):  # "Ana never was married"; the patterns read their own
                 break
             subject = _subject(span)
             if subject:
-                out[attribute] = (value, subject)
+                out[attribute] = (value, subject, text[:clause_start + 1] + text[m.end():])
             break
     return out
+
+
+def statuses(text: str) -> dict[str, tuple[str, frozenset[str]]]:
+    """``{attribute: (value, subject)}`` for each status ``text`` gives someone."""
+    return {k: (value, who) for k, (value, who, _rest) in _read(text).items()}
+
+
+#: What may stand beside a status and say nothing more ("these days", "for years now").
+_SAYS_NOTHING = re.compile(r"^[\s.,;:!?-]*(?:(?:these days|nowadays|now|anymore|any more|at all|"
+                           r"for years(?: now)?|still)[\s.,;:!?-]*)*$", re.IGNORECASE)
+
+
+def same_status(a: str, b: str) -> str | None:
+    """Why ``b`` states all that ``a`` states: ``a`` says only a status of someone (module
+    docstring) and ``b`` gives them the same value ("The user is vegetarian." / "the user
+    doesn't eat meat."; "Ximena is teetotal." / "Ximena doesn't touch a drop of booze.")."""
+    sb = statuses(b)
+    for attribute, (value, who, rest) in _read(a).items():
+        if attribute in sb and sb[attribute][0] == value and who & sb[attribute][1] and \
+                _SAYS_NOTHING.match(rest):
+            return f"same status ({attribute}: {value})"
+    return None
 
 
 def status_change(a: str, b: str) -> str | None:
@@ -99,4 +135,4 @@ def status_change(a: str, b: str) -> str | None:
     return None
 
 
-__all__ = ["ATTRIBUTES", "status_change", "statuses"]
+__all__ = ["ATTRIBUTES", "same_status", "status_change", "statuses"]
