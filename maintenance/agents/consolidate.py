@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 
@@ -47,6 +48,7 @@ from memmaint.maintenance.agents.clause_vectors import ClauseEmbedder
 from memmaint.maintenance.agents.coverage import (
     Unit,
     coverage,
+    fuzzy_in,
     lead_name_differs,
     relative_times,
     same_anchor,
@@ -252,11 +254,45 @@ def _same_figures(clause: Clause, kept: Sequence[Clause]) -> str | None:
             continue
         ub = units(other.text)
         words_b = {u.key for u in ub}
-        if figures <= {u.key for u in ub if u.kind == "number"} and names <= words_b and \
-                2 * len(_fuzzy_missing(content, _content(ub))) <= len(content) and \
+        if figures <= {u.key for u in ub if u.kind == "number"} and names <= words_b and (
+                2 * len(_fuzzy_missing(content, _content(ub))) <= len(content)
+                or len(content) <= 5 and _measures(clause.text) <= _measures(other.text) != set()) and \
+                not _owner_modified(statement(clause.text), statement(other.text), set(content),
+                                    set(_content(ub))) and \
                 relation(statement(clause.text), statement(other.text), cos) is None:
             return f"same figures (cosine {cos:.2f}; the same numbers and names)"
     return None
+
+
+_MEASURE = re.compile(r"(?<![\w.,-])(\d[\d,]*(?:\.\d+)?)\s*(%|percent\b|[a-z]{2,}\b)", re.IGNORECASE)
+
+
+def _owner_modified(a: Statement, b: Statement, words_a: set[str], words_b: set[str]) -> bool:
+    """Whether one names its subject's owner with a word the other lacks ("The *platform*
+    team's standup" / "The team holds its standup"): another owner, whatever the figures."""
+    return any("/" in x.holder and any(not fuzzy_in(m, other) for m in x.subject_mods)
+               for x, other in ((a, words_b), (b, words_a)))
+
+
+_NOT_UNITS = frozenset(("to", "and", "or", "of", "in", "on", "at", "by", "for", "from", "per",
+                        "the", "an", "is", "are", "was", "were", "with", "than", "as"))
+
+
+def _measures(text: str) -> set[tuple[str, str]]:
+    """The quantities of ``text`` with their units ("10% off" -> ``("10", "%")``, "14
+    days" -> ``("14", "dai")``); empty unless every figure has one. A short clause (five
+    content words or fewer) with every figure and unit in a kept clause of its merge group
+    restates it in other words ("Annual billing knocks off 10%." / "Paying annually comes
+    out 10% cheaper."); a longer one may say more ("... the rule is prorated, and customers
+    get 14 days ...")."""
+    out = set()
+    for number, unit in _MEASURE.findall(text):
+        if unit.lower() in _NOT_UNITS:
+            continue  # "4 to 6 days": a range, not four of "to"
+        unit = "%" if unit.lower() in ("%", "percent") else stem(unit.lower())
+        out.add((number.replace(",", ""), unit))
+    figures = re.findall(r"(?<![\w.,-])\d[\d,]*(?:\.\d+)?", text)
+    return out if len(out) == len(figures) else set()
 
 
 def _named(text: str) -> set[str]:
@@ -403,18 +439,32 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
     others near the seed stay apart."""
     group = [seed]
     newest = mems[seed].created_at
-    for j in live:
-        if j == seed or j in taken:
-            continue
+    # a memory joins through any member, not only the seed ("links last 24 hours; once
+    # expired, resend" states the base's fact in the base's words, not the seed's), so one
+    # that no member reached is read again after each pass that took someone
+    pending = [j for j in live if j != seed and j not in taken]
+    read = 0  # the members each pending memory has been read against: group[:read]
+    while pending:
+        fresh = group[read:]
+        read = len(group)
+        ready = [j for j in pending if any(_may_join(g, j, mems, sims, stmts, cfg)
+                                           for g in fresh)]
+        if not ready:
+            break
+        chosen = set(ready)
+        pending = [j for j in pending if j not in chosen]
+        newest = _take(ready, group, newest, seed, mems, sims, stmts, rel, apart)
+    return group
+
+
+def _take(ready: Sequence[int], group: list[int], newest: datetime, seed: int,
+          mems: Sequence[Memory], sims: np.ndarray, stmts: Sequence[Statement],
+          rel: RelationFn, apart: dict[int, str]) -> datetime:
+    """Add to ``group`` each of ``ready`` (near enough to a member) that has no update,
+    conflict or identifier difference with a member and keeps its dates; record why the
+    others stay apart. Returns the group's newest time."""
+    for j in ready:
         cos = float(sims[seed, j])
-        if cos < merge_floor(cfg):
-            continue
-        if cos < cfg.merge_threshold and not (
-                (cos >= cfg.dedup_threshold and coverage(mems[j].text, mems[seed].text))
-                or states_same_fact(mems[j].text, mems[seed].text, cos)
-                or (cos >= cfg.subsume_threshold and (subsumed(stmts[j], stmts[seed])
-                                                or subsumed(stmts[seed], stmts[j])))):
-            continue
         blocked = next(((g, r) for g in group if (r := rel(g, j)) is not None), None)
         if blocked is not None:
             g, r = blocked
@@ -442,7 +492,21 @@ def merge_candidates(seed: int, live: Sequence[int], taken: set[int], mems: Sequ
             continue
         group.append(j)
         newest = when
-    return group
+    return newest
+
+
+def _may_join(g: int, j: int, mems: Sequence[Memory], sims: np.ndarray,
+              stmts: Sequence[Statement], cfg: AgentsConfig) -> bool:
+    """Whether ``j`` is near enough to ``g`` to be read for one merge: a near-duplicate, or
+    below the merge threshold a text ``g`` covers, one fact stated by both, or a short form."""
+    cos = float(sims[g, j])
+    if cos < merge_floor(cfg):
+        return False
+    return cos >= cfg.merge_threshold or (
+        (cos >= cfg.dedup_threshold and bool(coverage(mems[j].text, mems[g].text)))
+        or states_same_fact(mems[j].text, mems[g].text, cos)
+        or (cos >= cfg.subsume_threshold and (subsumed(stmts[j], stmts[g])
+                                              or subsumed(stmts[g], stmts[j]))))
 
 
 def subsumed(short: Statement, long: Statement) -> bool:

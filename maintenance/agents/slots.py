@@ -156,6 +156,10 @@ _DETERMINERS = frozenset(("a", "an", "the", "this", "that", "these", "those", "m
 _BE = frozenset(("is", "are", "am", "be", "been", "being", "'s", "get", "gets", "stays"))
 
 
+#: Words before a participle that make it a condition, not an event ("once expired").
+_CONDITION = frozenset(("once", "if", "when", "unless", "until"))
+
+
 def is_past(text: str) -> bool:
     """Whether ``text`` reports a past event ("went", "was paid", "adopted"), not a state
     ("is called", "named Biscuit")."""
@@ -167,8 +171,8 @@ def is_past(text: str) -> bool:
             if m.group(1).lower() == "grew" and re.match(r"\s+up\b", text[m.end():]):
                 continue  # where someone grew up reads the same under any date
             at = [k for k, w in enumerate(words) if w == m.group(1).lower()]
-            if at and at[0] > 0 and words[at[0] - 1] in _BE:
-                continue  # a passive or a state: "after being sent", "is left"
+            if at and at[0] > 0 and words[at[0] - 1] in (*_BE, *_CONDITION):
+                continue  # a passive, a state or a condition: "is left", "once paid"
             return True
         word = m.group(2)
         if word[0].isupper() or word in _STATE_PARTICIPLES:  # a name ("Tracked 48")
@@ -178,6 +182,10 @@ def is_past(text: str) -> bool:
             continue
         if idx and "with" in words[max(0, idx[0] - 3):idx[0]]:
             continue  # a state: "with bills included", "with breakfast served"
+        if idx and idx[0] > 0 and words[idx[0] - 1] in _CONDITION:
+            continue  # a condition: "once expired, resend it", "if delayed"
+        if idx and idx[0] > 0 and words[idx[0] - 1] in ("for", "of", "about", "without"):
+            continue  # an adjective after a preposition: "a fix for expired ones"
         if idx and idx[0] > 0 and (words[idx[0] - 1] in _DETERMINERS
                                    or re.search(rf"\d\s+{word}\b", text)):
             continue  # an adjective: "after 5 failed login attempts", "a used car"
