@@ -1,4 +1,4 @@
-"""A generated dev set of outcome scenarios, with a held-apart validation part.
+"""A generated dev set of outcome scenarios, with held-apart validation and sealed parts.
 
 Wider than :mod:`memmaint.datasets.outcome_scenarios` (written pairs): here the scenarios are
 instantiated from templates and seeds, so the set is reproducible and can grow. Two kinds:
@@ -16,7 +16,10 @@ instantiated from templates and seeds, so the set is reproducible and can grow. 
 Every seed gives one shared namespace holding all needs and topics of its part (several
 needs, several domains, one pool), so proven advice of one need is a distractor for every
 other query. The ``dev`` part (tuning) and the ``validation`` part use *different domains and
-templates*, not just other seeds; choices are made on ``dev`` only.
+templates*, not just other seeds; choices are made on ``dev`` only. ``validation`` was run after
+many changes, so it is no longer truly held apart; the ``sealed`` part (photography, car, tax,
+pets, a CI pipeline, a mobile app's support desk; 16 needs and 6 stale-only topics per seed) was
+written before any run, to be run once per mode and never tuned on (docs/evaluation.md).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from datetime import datetime, timedelta
 from memmaint.datasets.outcome_scenarios import Advice, OutcomeScenario
 from memmaint.maintenance.core.records import Memory
 
-PARTS = ("dev", "validation")
+PARTS = ("dev", "validation", "sealed")
 SEEDS = (0, 1)
 
 # (domain, query, good, bad); {a} and {b} are filled per seed from the domain's slot list.
@@ -137,6 +140,86 @@ _NEEDS: dict[str, list[tuple[str, str, str, str]]] = {
          "Open windows after showers and run the extractor; it is condensation, not damp.",
          "For mould in the {a}, paint over the mould in the {a} with ordinary paint."),
     ],
+    "sealed": [
+        ("photography", "Why are my {a} photos blurry indoors?",
+         "In dim rooms the shutter drops below 1/60 s; raise the ISO or open the aperture wider.",
+         ("Your {a} photos are blurry indoors because the lens is dirty; wipe the {a} lens "
+          "with your shirt.")),
+        ("photography", "How do I stop the sky turning white in my {a} landscape shots?",
+         ("Expose for the bright sky, or bracket three exposures and merge them; a graduated "
+          "filter also holds the highlights."),
+         ("To stop the sky turning white in {a} landscape shots, brighten the whole landscape "
+          "shot later in the editor.")),
+        ("photography", "How do I back up the photos from my {a} after a trip?",
+         ("Copy the card to two separate drives, one kept away from home, before you format "
+          "the card in the {a}."),
+         ("Leave the photos on the {a} memory card and back up the photos from the {a} when "
+          "the card is full.")),
+        ("car", "How often should I change the oil in my {a}?",
+         ("Change the oil at the interval in the {a} handbook, usually every 15,000 km or "
+          "once a year, whichever comes first."),
+         ("Change the oil in your {a} every 1,000 km; changing the oil in a {a} more often "
+          "is always better.")),
+        ("car", "What does the orange engine light on my {a} mean?",
+         ("A steady amber warning is a stored fault code, not an emergency; have the code read "
+          "with an OBD scanner this week."),
+         ("The orange engine light on your {a} means nothing; cover the engine light on the "
+          "dashboard and keep driving.")),
+        ("car", "Why does my {a} battery keep going flat overnight?",
+         ("Something draws current while the car is off, often a boot lamp or a dashcam; a "
+          "garage can run a parasitic drain test."),
+         ("Your {a} battery keeps going flat overnight because of the cold; jump-start the {a} "
+          "battery every morning.")),
+        ("tax", "Can I deduct my home office on my {a} tax return?",
+         ("Only a room used solely for work counts; claim its share of rent or mortgage "
+          "interest and keep a floor plan."),
+         ("Yes, you can deduct your whole home as a home office on your {a} tax return, "
+          "whatever the home office is used for.")),
+        ("tax", "What happens if I file my {a} return late?",
+         ("A penalty accrues for each month past the deadline; file as soon as you can and ask "
+          "for an instalment plan if you cannot pay."),
+         ("Nothing happens if you file your {a} return late; a late {a} return is accepted "
+          "without any penalty.")),
+        ("tax", "Which receipts do I need to keep for my {a} return?",
+         ("Keep every receipt for your {a} return for six years, with invoices, bank statements "
+          "and mileage logs; scans are fine."),
+         ("You only need to keep the receipts over 100 for your {a} return; throw the other "
+          "receipts away after a year.")),
+        ("pets", "How much should I feed my {a}?",
+         ("Weigh each portion and follow the pack's amount for your {a}'s target weight, split "
+          "into two meals; adjust if the ribs are hard to feel."),
+         "Feed your {a} as much as it wants; a {a} knows how much it should eat."),
+        ("pets", "Why does my {a} scratch all the time?",
+         ("Constant itching is most often fleas; treat every animal in the house monthly and "
+          "wash the bedding hot."),
+         ("Your {a} scratches all the time because it is bored; ignore the scratching and the "
+          "{a} will stop.")),
+        ("pets", "Is it safe to give my {a} chocolate as a treat?",
+         ("No: theobromine in cocoa is toxic to them even in small amounts; ring the vet if "
+          "any was eaten."),
+         ("Yes, it is safe to give your {a} chocolate as a treat, a small piece of chocolate "
+          "now and then.")),
+        ("ci", "Why does the {a} pipeline take forty minutes?",
+         ("Every job downloads its dependencies again; cache the package directory keyed on "
+          "the lock file."),
+         ("The {a} pipeline takes forty minutes because pipelines are slow; buy bigger "
+          "machines for the {a} pipeline.")),
+        ("ci", "A test in the {a} pipeline fails one run in ten, what do I do?",
+         ("Quarantine the flaky test, open a ticket with its seed and logs, and remove the "
+          "shared state it depends on."),
+         ("When a test in the {a} pipeline fails one run in ten, make the {a} pipeline retry "
+          "failed tests until they pass.")),
+        ("appdesk", "A user says the {a} app crashes on launch, what do I tell them?",
+         ("Ask for the app version and phone model, then have them update from the store; "
+          "version 4.2 fixed the startup crash."),
+         ("Tell the user the {a} app crashes on launch because their phone is too old; the "
+          "{a} app cannot run on it.")),
+        ("appdesk", "How does a user reset their {a} password after losing access to their email?",
+         ("Verify identity with the last four digits of the card on file; an agent can then "
+          "change the login address in the admin panel."),
+         ("A user resets their {a} password by tapping reset password and following the link "
+          "sent to their email.")),
+    ],
 }
 
 # How each need was asked before (the serve history behind the advices' outcomes): two
@@ -210,6 +293,40 @@ _ASKED: dict[str, list[tuple[str, str]]] = {
         ("Black mould is growing in the {a}",
          "How do I deal with damp and mould in my {a}?"),
     ],
+    "sealed": [
+        ("Indoor shots from the {a} come out soft",
+         "Everything is smeared in my {a} pictures taken inside"),
+        ("Blown-out skies in {a} photos of mountains",
+         "The {a} loses all detail in the clouds"),
+        ("Safest way to keep {a} pictures from a holiday",
+         "Where should I copy the {a} memory card?"),
+        ("Oil change interval for a {a}",
+         "How many kilometres between {a} oil services?"),
+        ("The check-engine lamp came on in the {a}",
+         "{a} dashboard shows an amber engine symbol"),
+        ("The {a} will not start in the morning, dead battery again",
+         "What keeps draining the {a} battery at night?"),
+        ("Home office deduction on a {a} return",
+         "Working from home, can the study go on my {a} tax form?"),
+        ("I missed the {a} filing deadline",
+         "Penalty for a {a} tax return handed in after the deadline"),
+        ("How long must I keep paperwork for a {a} return?",
+         "Records to hold on to for the {a} tax"),
+        ("Right portion size for a {a}",
+         "How many grams of food does a {a} need a day?"),
+        ("My {a} keeps itching and biting its fur",
+         "Constant scratching {a}, what is causing it?"),
+        ("Can a {a} eat a bit of chocolate?",
+         "My {a} wants some of my chocolate bar, is that OK?"),
+        ("The {a} CI run is painfully slow",
+         "Speed up the {a} build pipeline"),
+        ("Flaky test in the {a} CI",
+         "A {a} test passes locally but sometimes fails in CI"),
+        ("Customer reports the {a} app closes as soon as it opens",
+         "{a} app will not start on a user's phone"),
+        ("{a} user locked out, no access to the old email",
+         "Password reset for a {a} account whose email is gone"),
+    ],
 }
 
 _SLOTS: dict[str, list[tuple[str, str]]] = {
@@ -221,6 +338,12 @@ _SLOTS: dict[str, list[tuple[str, str]]] = {
     "network": [("office", ""), ("guest", "")],
     "fitness": [("run", ""), ("cycle", "")],
     "housing": [("boiler", ""), ("studio", "")],
+    "photography": [("mirrorless camera", ""), ("old DSLR", "")],
+    "car": [("hatchback", ""), ("diesel van", "")],
+    "tax": [("freelance", ""), ("self-assessment", "")],
+    "pets": [("dog", ""), ("cat", "")],
+    "ci": [("ledger-service", ""), ("docs-site", "")],
+    "appdesk": [("Pocketly", ""), ("Trailmark", "")],
 }
 
 # Stale-only topics: (domain, kind, query, stale answer, fresh answer, loosely related note).
@@ -255,6 +378,32 @@ _TOPICS: dict[str, list[tuple[str, str, str, str, str, str]]] = {
          "The rent for the {a} is 900 pounds a month.",
          "The rent for the {a} is 950 pounds a month from May.",
          "The {a} is close to the station and the park."),
+    ],
+    "sealed": [
+        ("car", "price", "How much does a full service for the {a} cost at the garage?",
+         "A full service for the {a} costs 240 euros at the garage.",
+         "A full service for the {a} costs 285 euros at the garage since March.",
+         "The garage also fits winter tyres on the {a}."),
+        ("photography", "availability", "Can I rent the 35mm lens for the {a} this weekend?",
+         "The 35mm lens for the {a} is free to rent this weekend.",
+         "The 35mm lens for the {a} is booked out this weekend.",
+         "The rental shop cleans every lens before lending it."),
+        ("tax", "schedule", "When is the {a} tax return due?",
+         "The {a} tax return is due on 31 January.",
+         "The {a} tax return deadline moved to 28 February this year.",
+         "An accountant can file the {a} return on your behalf."),
+        ("pets", "price", "How much does the vet charge for a {a} vaccination?",
+         "A {a} vaccination costs 45 euros at the vet.",
+         "A {a} vaccination costs 52 euros at the vet from this month.",
+         "The vet clinic stays open late on Thursdays."),
+        ("ci", "schedule", "At what time does the {a} nightly build run?",
+         "The {a} nightly build runs at 01:00.",
+         "The {a} nightly build runs at 04:30 since the runners moved.",
+         "The {a} pipeline posts its results in the team chat."),
+        ("appdesk", "price", "How much is the premium plan in the {a} app?",
+         "The premium plan in the {a} app is 4.99 a month.",
+         "The premium plan in the {a} app is 6.99 a month after the price change.",
+         "Premium users of the {a} app get an ad-free feed."),
     ],
 }
 
@@ -324,7 +473,8 @@ def _fill(text: str, slot: tuple[str, str]) -> str:
 
 
 def load_devset(part: str) -> DevSet:
-    """The generated scenarios of ``part`` (``dev`` or ``validation``), deterministic."""
+    """The generated scenarios of ``part`` (``dev``, ``validation`` or ``sealed``),
+    deterministic."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {PARTS}, got {part!r}")
     scenarios: list[tuple[str, OutcomeScenario]] = []

@@ -31,6 +31,25 @@ def test_deterministic_and_parts_apart():
             assert s.good.successes > 0 and s.bad.failures > s.bad.successes
 
 
+def test_the_sealed_part_is_apart_from_dev_and_validation():
+    sealed = load_devset("sealed")
+    assert load_devset("sealed") == sealed
+    for other in (load_devset("dev"), load_devset("validation")):
+        for attr in ("scenarios", "topics"):
+            assert {x.domain for _ns, x in getattr(sealed, attr)}.isdisjoint(
+                {x.domain for _ns, x in getattr(other, attr)})
+        assert {s.query for _ns, s in sealed.scenarios}.isdisjoint(
+            {s.query for _ns, s in other.scenarios})
+        assert {u.query for u in sealed.uses}.isdisjoint({u.query for u in other.uses})
+    ids = [s.id for _ns, s in sealed.scenarios] + [t.id for _ns, t in sealed.topics]
+    assert len(ids) == len(set(ids)) == 32 + 12
+    by_ns: dict[str, set[str]] = {}
+    for ns, s in sealed.scenarios:
+        by_ns.setdefault(ns, set()).add(s.domain)
+        assert s.good.successes > 0 and s.bad.failures > s.bad.successes
+    assert all(len(domains) >= 6 for domains in by_ns.values())
+
+
 def test_stale_topics_have_no_fresh_answer_but_the_control_has():
     for part in PARTS:
         for ns, t in load_devset(part).topics:
