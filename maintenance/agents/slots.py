@@ -212,6 +212,19 @@ class Statement:
     subject_kind: frozenset[str] = frozenset()  # between owner and head ("outbound" flight)
 
 
+#: Words after which a path is the value said of the subject ("posts to /hooks/v1", "the
+#: endpoint is /hooks/v2"), not the name of the subject ("/v2/search allows ...").
+_AT_VALUE = re.compile(r"\b(?:is|are|was|were|now|(?:posts?|posted|points?|pointed|moved|"
+                       r"changed|sent|sends|goes|go|lives?|hosted|served|deployed)\s+"
+                       r"(?:to|at|from|on))\s*$", re.IGNORECASE)
+
+
+def path_values(text: str) -> frozenset[str]:
+    """The paths ``text`` gives as a value (:data:`_AT_VALUE`), trailing stop left out."""
+    return frozenset(m.group(0).lower().rstrip(".") for m in _PATH.finditer(text)
+                     if _AT_VALUE.search(text[:m.start()]))
+
+
 def identifiers(text: str) -> frozenset[tuple[str, str]]:
     """``(noun, identifier)`` pairs of ``text`` (see the module docstring)."""
     out: set[tuple[str, str]] = set()
@@ -229,7 +242,8 @@ def identifiers(text: str) -> frozenset[tuple[str, str]]:
         if m.group(1).lower() in ID_NOUNS:
             out.add((m.group(1).lower(), m.group(2).upper()))
     for m in _PATH.finditer(text):  # an endpoint or a file names its subject ("/v2/search")
-        out.add(("path", m.group(0).lower()))
+        if not _AT_VALUE.search(text[:m.start()]):  # ... unless it is what is said of it
+            out.add(("path", m.group(0).lower()))
     for m in _KIND_NAMED.finditer(text):  # "the charges endpoint", "the staging server"
         words = [w for w in m.group(1).split() if w not in _NOT_NAMING]
         if words:
@@ -526,6 +540,11 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
     ids = differing_ids(a, b)
     if ids:
         return Relation("distinct", f"they name different things ({ids})")
+    paths_a, paths_b = path_values(a.text), path_values(b.text)
+    if paths_a and paths_b and not paths_a & paths_b and cosine >= 0.6:
+        # "posts to /hooks/v1/payments" / "the endpoint is /hooks/v2/payments"
+        return Relation("change", f"path {', '.join(sorted(paths_a))} vs "
+                                  f"{', '.join(sorted(paths_b))}")
     if status := status_change(a.text, b.text):
         # "is single" / "has a boyfriend"; "Ana's boyfriend is Rui" / "Ana and Rui split up"
         return Relation("change", status)
