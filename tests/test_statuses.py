@@ -78,3 +78,14 @@ def test_one_status_in_other_words_is_the_same_fact(a, b):
 ])
 def test_a_status_with_more_another_value_or_person_is_not_said_again(a, b):
     assert same_status(a, b) is None
+
+
+def test_a_new_job_for_one_person_is_a_change_by_the_roles_head_word():
+    assert status_change("Wiebke works as a barista at Kaffeehaus Mitte.",
+                         "Wiebke is a junior accountant at a firm in Kassel.") == \
+        "job: barista vs accountant"
+    # the same role in other words, a role held beside a job, another person: no change
+    assert status_change("Ana works as a nurse.", "Ana is a nurse at St Anne's hospital.") is None
+    assert status_change("Ana works as a nurse.", "Ana is a volunteer at the food bank.") is None
+    assert status_change("Ana works as a nurse.", "Ben works as a pilot.") is None
+    assert status_change("Ana works as a nurse.", "Ana's son works as a pilot.") is None

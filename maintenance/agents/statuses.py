@@ -8,7 +8,9 @@ words, so the words alone say that two memories state two values of one attribut
 - **relationship**: single; dating (a boyfriend, a girlfriend, seeing someone); engaged;
   married (a husband, a wife, got married); separated (divorced, broke up); widowed;
 - **diet**: vegan; vegetarian (also "doesn't eat meat"); pescatarian;
-- **alcohol**: teetotal ("doesn't drink", "sober", "doesn't touch a drop of booze").
+- **alcohol**: teetotal ("doesn't drink", "sober", "doesn't touch a drop of booze");
+- **job**: what someone works as ("works as a barista", "is a junior accountant at a firm"),
+  by the role's head word; roles held beside a job (volunteer, tutor, coach ...) are none.
 
 :func:`same_status` is the other side: a memory that says only a status of someone is said
 again by any memory giving them the same value ("The user is vegetarian." / "the user
@@ -99,7 +101,34 @@ def _read(text: str) -> dict[str, tuple[str, frozenset[str], str]]:
             if subject:
                 out[attribute] = (value, subject, text[:clause_start + 1] + text[m.end():])
             break
+    if (job := _job(text)) is not None:
+        out["job"] = job
     return out
+
+
+#: What someone works as: "works as a barista (at ...)", "is a junior accountant at a firm".
+_JOB = re.compile(r"\b(?:works|worked|is working|has worked)\s+as\s+(?:an?\s+)?"
+                  r"((?:[a-z-]+\s+){0,2}?[a-z-]+)(?=\s+(?:at|for|in|with|on)\b|\s*[.,;!?]|\s*$)|"
+                  r"\b(?:is|'s|am|'m)\s+(?:now\s+)?an?\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+"
+                  r"(?:at|for|with)\s+(?:an?\s+|the\s+)?[A-Za-z]")
+#: Roles that are no job, or that one holds beside a job.
+_NOT_JOBS = frozenset(stem(w) for w in (
+    "volunteer", "member", "fan", "customer", "client", "user", "guest", "regular", "friend",
+    "part", "student", "mentor", "coach", "tutor", "intern", "guide", "host", "speaker"))
+
+
+def _job(text: str) -> tuple[str, frozenset[str], str] | None:
+    """``(role, subject, rest)`` for the job ``text`` gives someone, by its head word."""
+    m = _JOB.search(text)
+    if m is None:
+        return None
+    role = stem((m.group(1) or m.group(2)).split()[-1].lower())
+    clause_start = max(text.rfind(sep, 0, m.start()) for sep in (".", ";", "!", "?"))
+    span = text[clause_start + 1:m.start()]
+    subject = _subject(span)
+    if not subject or role in _NOT_JOBS or _NEGATED.search(span + m.group(0)):
+        return None
+    return role, subject, text[:clause_start + 1] + text[m.end():]
 
 
 def statuses(text: str) -> dict[str, tuple[str, frozenset[str]]]:
