@@ -142,3 +142,17 @@ def test_an_acronyms_plural_names_what_the_acronym_names():
     assert names("The gateway signs JWTs.") == names("The gateway signs a JWT.") == {"jwt"}
     assert names("We ship two SDKs and several APIs.") == {"sdk", "api"}
     assert names("Tom met Chris.") == {"chris"}  # a name ending in s keeps it
+
+
+def test_a_fear_and_a_day_are_read_one_way():
+    from memmaint.maintenance.agents.coverage import units
+
+    def keys(text: str) -> list[tuple[str, str]]:
+        return [(u.kind, u.key) for u in units(text)]
+
+    assert keys("Oona is afraid of heights.") == keys("Oona has a fear of heights.") == keys(
+        "Oona is really scared of heights.")
+    assert ("number", "1") in keys("The code expires after 24 hours.")
+    assert keys("The code is valid for 24 hours.") == keys("The code is valid for one day.")
+    assert keys("Retries run for 72 hours.") == keys("Retries run for 3 days.")
+    assert ("number", "36") in keys("Retries run for 36 hours.")

@@ -258,8 +258,9 @@ _PLACE_ALIASES = tuple((re.compile(pattern), canonical) for pattern, canonical i
 
 
 #: One time, period or phrase written several ways, read as one: "noon" is 12:00, "two
-#: weeks" 14 days, "two times daily" twice a day, "these days" now, "at no cost" free, "was
-#: raised in" grew up in.
+#: weeks" 14 days, "two times daily" twice a day, "these days" now, "at no cost" free, "is
+#: afraid of" / "has a fear of" fears, "one day" 1 day (and whole days of hours as days:
+#: :func:`canonical_forms`), "was raised in" grew up in.
 _PHRASE_ALIASES = tuple((re.compile(pattern, re.IGNORECASE), canonical) for pattern, canonical in (
     (r"\b(?:noon|midday)\b", "12:00"),
     (r"\bmidnight\b", "00:00"),
@@ -267,6 +268,10 @@ _PHRASE_ALIASES = tuple((re.compile(pattern, re.IGNORECASE), canonical) for patt
     ((r"\b(?:free of charge|at no (?:extra |additional )?(?:cost|charge)|for free|"
      r"without (?:any )?charge|(?:costs?|charged?) nothing)\b"), "free"),
     (r"\btwo times\b", "twice"),
+    ((r"\b(?:is|are|am|was|were|'s|'m|'re)\s+(?:(?:very|really|quite|deeply)\s+)?(?:afraid|scared|"
+     r"terrified|frightened)\s+of\b|\bha(?:s|ve|d)\s+an?\s+(?:\w+\s+)?(?:fear|phobia)\s+of\b"),
+     "fears"),
+    (r"\b(?:one|a single)\s+day\b", "1 day"),
     (r"\b(once|twice|three times|four times)\s+(?:daily|per day|each day)\b", r"\1 a day"),
     (r"\b(?:was|were|got)\s+(?:raised|brought up)\s+in\b", "grew up in"),
     (r"\b(?:every|each)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
@@ -274,6 +279,17 @@ _PHRASE_ALIASES = tuple((re.compile(pattern, re.IGNORECASE), canonical) for patt
 ))
 _WEEKS = re.compile(r"\b(\d{1,2}|" + "|".join(SMALL_NUMBERS[1:11]) + r")\s+weeks?\b",
                     re.IGNORECASE)
+
+
+_HOURS = re.compile(r"\b(\d{2,3})\s*(?:hours|hrs|h)\b", re.IGNORECASE)
+
+
+def _hours_as_days(m: re.Match[str]) -> str:
+    """Whole days of hours as days ("48 hours" -> "2 days"), others as they are."""
+    hours = int(m.group(1))
+    if hours % 24:
+        return m.group(0)
+    return "1 day" if hours == 24 else f"{hours // 24} days"
 
 
 def _weeks_as_days(m: re.Match[str]) -> str:
@@ -290,7 +306,7 @@ def canonical_forms(text: str) -> str:
         text = pattern.sub(canonical, text)
     for pattern, canonical in _PHRASE_ALIASES:
         text = pattern.sub(canonical, text)
-    return _WEEKS.sub(_weeks_as_days, text)
+    return _HOURS.sub(_hours_as_days, _WEEKS.sub(_weeks_as_days, text))
 
 
 def units(text: str) -> list[Unit]:
