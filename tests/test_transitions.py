@@ -108,3 +108,20 @@ def test_a_value_raised_for_one_holder_changes_only_the_attribute_it_names():
     found = relation(statement("The user raised the weekly running target to 30 km."),
                      statement("The user's vitamin D dose was increased to 2000 IU."), 0.2)
     assert found is None or found.kind != "change"
+
+
+@pytest.mark.parametrize("old, new, detail", [
+    ("The gym membership costs 30 euros a month.", "The gym membership fee rose to 35 euros.",
+     "35"),
+    ("The user's mortgage rate is 4.5%.", "The mortgage rate dropped to 3.9%.", "3.9"),
+    ("The release is planned for 3 May.", "The release slipped to 24 May.", "05-24"),
+    ("The minimum order is 20 euros.", "The minimum order went up to 25 euros.", "25"),
+])
+def test_a_value_that_rose_fell_or_slipped_to_another_is_an_update(old, new, detail):
+    found = relation(statement(old), statement(new), 0.7)
+    assert found is not None and found.kind == "change" and detail in found.detail, found
+
+
+def test_a_value_changed_for_something_the_old_memory_never_names_is_no_update():
+    assert relation(statement("Tom's rent is 900 euros."),
+                    statement("The gym fee rose to 40 euros."), 0.7) is None
