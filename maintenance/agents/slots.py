@@ -219,6 +219,7 @@ _AT_VALUE = re.compile(r"\b(?:is|are|was|were|now|(?:posts?|posted|points?|point
                        r"(?:to|at|from|on))\s*$", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def path_values(text: str) -> frozenset[str]:
     """The paths ``text`` gives as a value (:data:`_AT_VALUE`), trailing stop left out."""
     return frozenset(m.group(0).lower().rstrip(".") for m in _PATH.finditer(text)

@@ -27,6 +27,7 @@ Pure functions.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memmaint.maintenance.agents.coverage import ENTITIES, stem
 from memmaint.maintenance.agents.provenance import without_openers
@@ -83,6 +84,7 @@ def _subject(span: str) -> frozenset[str] | None:
     return frozenset(("user",)) if _USER.search(span) else frozenset()
 
 
+@lru_cache(maxsize=65536)
 def _read(text: str) -> dict[str, tuple[str, frozenset[str], str]]:
     """``{attribute: (value, subject, rest)}``: ``rest`` is what the text says besides its
     subject and the status (the words before the subject's sentence and after the status)."""
