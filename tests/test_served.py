@@ -5,6 +5,7 @@ maintenance agents uses the cluster, not a fixed cosine."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import datetime, timedelta, timezone
 
@@ -15,7 +16,7 @@ from memmaint.maintenance.agents.outcome_rules import group_outcome_siblings
 from memmaint.maintenance.agents.rules import plan
 from memmaint.maintenance.core.config import AgentsConfig, Config, with_overrides
 from memmaint.maintenance.core.errors import InputError
-from memmaint.maintenance.core.records import Memory
+from memmaint.maintenance.core.records import Memory, Status
 from memmaint.maintenance.core.served import ServeLog, matched_counts
 from memmaint.maintenance.retrieve.search import REFUSE, Retriever
 
@@ -107,18 +108,78 @@ def test_advice_proven_for_this_question_leads_although_it_reads_far():
     assert plain.ids[0] != "good", plain.explain()
 
 
-def test_a_record_earned_on_another_question_lifts_nothing():
+def ranking(got) -> list[tuple]:
+    return [(r.id, round(r.final, 9), r.outcome_bonus != 0.0, r.in_place_of, r.on_topic)
+            for r in got]
+
+
+def test_a_history_without_a_matching_past_query_ranks_as_the_counters():
+    # issue #37, sealed part: every past query of every memory is far from this one (0.5,
+    # 0.2 < agents.outcome_query_match 0.7); the history knows no more than the counters, so
+    # it must not drop them (the failure's sink, the pair's handover): the same ranking
     pool, vecs, q = advice_pool()
     elsewhere = toward(q, axis(4), 0.5)  # good's successes were for another question
     log = log_of([("good", elsewhere, 1.0)] * 2 + [("bad", elsewhere, 0.0)]
                  + [("other", toward(q, axis(5), 0.2), 1.0)] * 5)
     got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
-    assert got.ids[0] == "bad", got.explain()  # no evidence for this question: similarity
-    assert all(r.outcome_bonus == 0.0 for r in got)
-    # a match threshold low enough to call the other question the same one flips it
+    counters = Retriever(pool, vecs, None, config()).search("q", query_vector=q, now=NOW)
+    assert ranking(got) == ranking(counters), got.explain() + "\n" + counters.explain()
+    assert all(r.served_for is None for r in got)
+    assert got.ids[0] != "bad"  # the failure sinks by its counters, as without a history
+    # a match threshold low enough to call the other question the same one: the history
+    # judges, and good's two successes for it lead
     loose = with_overrides(config(), {"agents.outcome_query_match": 0.4})
     got = Retriever(pool, vecs, None, loose, served=log).search("q", query_vector=q, now=NOW)
+    assert got.ids[0] == "good" and got[0].served_for is not None, got.explain()
+
+
+def test_the_history_falls_back_per_memory():
+    # good helped twice for this question (a past query at 0.85); bad failed once, for
+    # another question (0.5): good is judged by the history, bad by its counters (it sinks)
+    pool, vecs, q = advice_pool()
+    pool, vecs = pool[:2], vecs[:2]  # without other, which the counters would pair with bad
+    log = log_of([("good", toward(q, axis(4), 0.85), 1.0)] * 2
+                 + [("bad", toward(q, axis(4), 0.5), 0.0)])
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    by = {r.id: r for r in got}
     assert got.ids[0] == "good", got.explain()
+    assert by["good"].served_for == (pytest.approx(0.85), 2, 0)
+    assert by["bad"].served_for is None and by["bad"].outcome_bonus < 0
+
+
+def test_a_matching_past_query_still_decides_by_the_history():
+    # mixed helped five times for other questions and failed once for this one: the counters
+    # lift it (5 ok / 1 failed), the history, which matches this query, sinks it
+    q = axis(0)
+    pool = [mem("mixed", 5, 1), mem("plain"), mem("x", 0, 3), mem("y", 1, 1)]
+    vecs = np.array([toward(q, axis(1), 0.8), toward(q, axis(2), 0.7),
+                     toward(q, axis(3), 0.05), toward(q, axis(4), 0.05)])
+    log = log_of([("mixed", toward(q, axis(5), 0.3), 1.0)] * 5
+                 + [("mixed", toward(q, axis(5), 0.9), 0.0)])
+    counters = Retriever(pool, vecs, None, config()).search("q", query_vector=q, now=NOW)
+    assert counters.ids[0] == "mixed", counters.explain()
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    assert got.ids[0] == "plain", got.explain()
+    mixed = next(r for r in got if r.id == "mixed")
+    assert mixed.served_for == (pytest.approx(0.9), 0, 1) and mixed.outcome_bonus < 0
+
+
+def test_a_retired_failure_unmatched_by_the_history_still_points_to_its_pair():
+    # the nightly run retired bad; its one failure was for another question (0.5): as with
+    # the counters alone, a query worded like it is served the proven advice paired with it
+    pool, vecs, q = advice_pool()
+    pool = [dataclasses.replace(pool[0], status=Status.EVICTED)] + pool[1:]
+    pool += [mem(f"d{i}") for i in range(6)]
+    vecs = np.vstack([vecs] + [toward(q, axis(6 + i), 0.05) for i in range(6)])
+    far = log_of([("bad", toward(q, axis(4), 0.5), 0.0), ("good", toward(q, axis(5), 0.5), 1.0)])
+    got = Retriever(pool, vecs, None, config(), served=far).search("q", query_vector=q, now=NOW)
+    counters = Retriever(pool, vecs, None, config()).search("q", query_vector=q, now=NOW)
+    assert ranking(got) == ranking(counters), got.explain() + "\n" + counters.explain()
+    assert got[0].in_place_of is not None and got[0].in_place_of[0] == "bad", got.explain()
+    # the same failure recorded for this very question: the history judges it, no handover
+    near = log_of([("bad", toward(q, axis(4), 0.9), 0.0), ("good", toward(q, axis(5), 0.5), 1.0)])
+    got = Retriever(pool, vecs, None, config(), served=near).search("q", query_vector=q, now=NOW)
+    assert all(r.in_place_of is None for r in got), got.explain()
 
 
 @pytest.mark.parametrize("successes, leads", [(1, False), (10, True)])

@@ -19,8 +19,9 @@ takes its place, so a query worded like retired advice finds the advice that rep
 (the pairing, not the planner's ``replaced_by``, which the cluster chose and which names
 another need's advice more often). :class:`Pairs` holds both; the
 :class:`memmaint.maintenance.retrieve.search.Retriever` reads it. A serve history, where the
-store keeps one, replaces the pairing for the memories it judges (it names the need a memory
-helped for).
+store keeps one, replaces the handover for the memories it judges for the query (it names the
+need a memory helped or failed for): those with outcomes for a past query like this one. The
+others, and every memory of a query no past query matches, keep their pair and handover.
 """
 
 from __future__ import annotations
@@ -130,13 +131,14 @@ class Pairs:
 
     def handovers(self, idx: np.ndarray, sims: np.ndarray, scored: Sequence[tuple[bool, float, str]],
                   q: np.ndarray, floor: float, margin: float, z: float,
-                  liftable: Any) -> dict[int, tuple[float, str, float]]:
+                  liftable: Any, judged: Any = None) -> dict[int, tuple[float, str, float]]:
         """Per active proven memory (row of ``idx``) that takes a failed memory's place for
         this query: ``(base, failed id, failed similarity)``, the best such failed memory.
 
         ``scored`` are the candidates' ``(may hand over, base, id)``: on topic, liftable and not
         judged by a serve history; the retired failed memories are judged on topic against
-        the candidates' cosines ``sims`` (``on_topic`` and ``liftable``, the floors)."""
+        the candidates' cosines ``sims`` (``on_topic`` and ``liftable``, the floors), except
+        those ``judged`` (a mask over ``retired``: the serve history judges them here)."""
         at = {int(i): j for j, i in enumerate(idx)}
         best: dict[int, tuple[float, str, float]] = {}
 
@@ -151,8 +153,10 @@ class Pairs:
         if self.retired_vectors is not None and len(sims):
             gs = self.retired_vectors @ q
             both = np.concatenate([sims, gs])
-            ok = on_topic(both, floor, margin, z) & liftable(both)
-            for k in np.flatnonzero(ok[len(sims):]):
+            ok = (on_topic(both, floor, margin, z) & liftable(both))[len(sims):]
+            if judged is not None:
+                ok &= ~np.asarray(judged, dtype=bool)
+            for k in np.flatnonzero(ok):
                 offer(self.n_active + int(k), float(gs[k]), self.retired[int(k)].id,
                       float(gs[k]))
         return best

@@ -36,13 +36,14 @@ step's number, so a log line explains why a memory was served:
    (``sink_on_topic_only``): not below a memory off the query's topic, so where a failed
    memory has no pair the query is not handed to another topic's proven memory.
    **With a serve history** (``served``, :mod:`memmaint.maintenance.core.served`: which query
-   served a memory each time it helped or failed) a memory that has uses in it is scored
-   instead by ``(1 - w) * base + w * m``: ``m`` the posterior mean from the outcomes of its
-   uses for the same question (a past query at cosine >= ``agents.outcome_query_match``),
+   served a memory each time it helped or failed) a memory with outcomes for the same
+   question (a past query at cosine >= ``agents.outcome_query_match``) is scored instead by
+   ``(1 - w) * base + w * m``: ``m`` the posterior mean from those outcomes,
    ``w = n / (n + outcome_weight_evidence)`` with ``n`` those outcomes, decayed. So a new
-   memory leans on similarity and a proven one on outcome, and a record earned on other
-   questions weighs nothing here (the relevance test that keeps a good record from carrying
-   an off-topic memory); a memory that helped for this question counts as on topic.
+   memory leans on similarity and a proven one on outcome; a memory that helped for this
+   question counts as on topic. A memory whose uses were all for other questions keeps the
+   counters' score, pair and handover (issue #37: a history that does not match the query
+   knows no more than the counters, and dropping them served failed advice first).
 4. **freshness gate** (``config.gate``), with the same TTL table as the maintenance agents
    (``config.agents.ttl_days``, :mod:`memmaint.maintenance.core.freshness`): ``FRESH`` memories pass
    unchanged, ``STALE_WARN`` ones are multiplied by ``freshness / 0.5`` (continuous: 1 at the
@@ -313,9 +314,7 @@ class Retriever:
                                       agents.outcome_half_life_days)
         self._agents = agents
         self._keys = [(m.namespace, m.id) for m in self._active]
-        judged = set(self.served.keys) if self.served is not None else set()
-        gone = [i for i, m in enumerate(self.memories) if not m.is_active and failed(m)
-                and (m.namespace, m.id) not in judged]  # the history judges those
+        gone = [i for i, m in enumerate(self.memories) if not m.is_active and failed(m)]
         self._pairs = Pairs(self._active, self._vectors, [self.memories[i] for i in gone],
                             _unit(vecs[gone]) if gone else None,
                             self.retrieve_config.replacement_cosine
@@ -386,15 +385,19 @@ class Retriever:
         """A failed memory on topic for the query (a retired one included) hands its place
         to the proven memory paired with it (:mod:`~memmaint.maintenance.retrieve.replacement`):
         that one scores the failed memory's similarity plus its own lift, and counts as on
-        topic. A failed memory the serve history judges is left to the history."""
-        cfg = self.retrieve_config
+        topic. A failed memory the serve history judges (a matching past query) is left to it."""
+        cfg, gone = self.retrieve_config, [(m.namespace, m.id) for m in self._pairs.retired]
         scored = [(bool(liftable[j]) and r.on_topic and r.served_for is None,
                    r.similarity + r.lexical, r.memory.id) for j, r in enumerate(results)]
         norm = float(np.linalg.norm(q)) or 1.0
+        judged = np.zeros(len(gone), dtype=bool)  # retired ones with a matching past query
+        if cfg.outcome and self.served is not None and len(self.served) and gone:
+            s, f, _l, _c = matched_counts(self.served, gone, q, self._agents.outcome_query_match)
+            judged = (s + f) > 0
         for jg, (base, mid, sim) in self._pairs.handovers(
                 idx, sims, scored, q / norm, cfg.similarity_floor, cfg.relevance_margin,
                 cfg.relevance_z, lambda s: _liftable(s, cfg.similarity_floor,
-                                                     cfg.relevance_z)).items():
+                                                     cfg.relevance_z), judged).items():
             g, i = results[jg], int(idx[jg])
             score = base + 2.0 * cfg.outcome_band * float(expected[i] - rate[i])
             if g.served_for is not None or score <= base or score <= g.final:
@@ -408,15 +411,16 @@ class Retriever:
 
     def _by_serve_history(self, results: list[Result], idx: np.ndarray, q: np.ndarray,
                           now: datetime, rate: np.ndarray) -> list[Result]:
-        """Rescore the memories that have uses in the serve log (step 3 of the module
-        docstring): only the outcomes of uses for queries like ``q`` count, and they weigh
-        against similarity in proportion to how many there are."""
+        """Rescore the memories with outcomes in the serve log for queries like ``q`` (step 3
+        of the module docstring), in proportion to how many there are; the others keep the
+        counters' score (and so their pair and handover, ``served_for`` stays ``None``)."""
         assert self.served is not None
         cfg, agents = self.retrieve_config, self._agents
         keys = [self._keys[int(i)] for i in idx]
-        s, f, logged, closest = matched_counts(self.served, keys, q,
-                                               agents.outcome_query_match)
-        if not logged.any():
+        s, f, _logged, closest = matched_counts(self.served, keys, q,
+                                                agents.outcome_query_match)
+        matched = (s + f) > 0  # no matching past query with an outcome: the counters decide
+        if not matched.any():
             return results
         d = np.array([decay_factor(self._active[int(i)], now, agents.outcome_half_life_days)
                       for i in idx])
@@ -424,7 +428,7 @@ class Retriever:
         s, f = s * d, f * d
         out = []
         for j, r in enumerate(results):
-            if not logged[j]:
+            if not matched[j]:
                 out.append(r)
                 continue
             n = s[j] + f[j]
