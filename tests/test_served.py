@@ -182,6 +182,36 @@ def test_a_retired_failure_unmatched_by_the_history_still_points_to_its_pair():
     assert all(r.in_place_of is None for r in got), got.explain()
 
 
+def test_a_memory_proven_for_this_query_ranks_above_another_needs_handover():
+    # issue #37, validation-1-n01: good is proven by the history for this very question
+    # (12 ok/2 failed for a past query at 0.88: about 0.80); another need's failure xbad has
+    # uses for another question only, so its counters hand its place to its pair xgood at
+    # 0.60 + the lift (about 0.83). A history score (a blend under 1) and a handover
+    # (similarity + lift) are not on one scale: the handover must not carry xgood above good
+    q = axis(0)
+    pool = [mem("good", 12, 2), mem("bad", 0, 2), mem("xbad", 0, 2), mem("xgood", 5, 0)]
+    pool += [mem(f"d{i}") for i in range(6)]
+    vecs = np.vstack([toward(q, axis(1), 0.37), toward(q, axis(2), 0.81),
+                      toward(q, axis(3), 0.6), toward(q, axis(3), 0.3)]
+                     + [toward(q, axis(6 + i), 0.05) for i in range(6)])
+    asked, elsewhere = toward(q, axis(4), 0.88), toward(q, axis(5), 0.3)
+    log = log_of([("good", asked, 1.0)] * 12 + [("good", asked, 0.0)] * 2
+                 + [("bad", asked, 0.0)] * 2 + [("xbad", elsewhere, 0.0)] * 2
+                 + [("xgood", elsewhere, 1.0)] * 5)
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    by = {r.id: r for r in got}
+    assert got.ids[:2] == ["good", "xgood"], got.explain()
+    assert by["good"].served_for == (pytest.approx(0.88), 12, 2)
+    assert by["xgood"].in_place_of == ("xbad", pytest.approx(0.6))  # still handed over
+    assert by["xgood"].final < by["good"].final and by["xgood"].outcome_bonus > 0
+    # without good's matching history (its uses were for another question) the counters
+    # decide both, and the handover leads as it does with the counters alone
+    far = log_of([("good", elsewhere, 1.0)] * 12 + [("good", elsewhere, 0.0)] * 2
+                 + [("bad", asked, 0.0)] * 2 + [("xbad", elsewhere, 0.0)] * 2)
+    got = Retriever(pool, vecs, None, config(), served=far).search("q", query_vector=q, now=NOW)
+    assert got.ids[0] == "xgood", got.explain()
+
+
 @pytest.mark.parametrize("successes, leads", [(1, False), (10, True)])
 def test_the_weight_of_outcome_grows_with_the_evidence(successes, leads):
     q = axis(0)

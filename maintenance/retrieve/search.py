@@ -44,6 +44,9 @@ step's number, so a log line explains why a memory was served:
    question counts as on topic. A memory whose uses were all for other questions keeps the
    counters' score, pair and handover (issue #37: a history that does not match the query
    knows no more than the counters, and dropping them served failed advice first).
+   Evidence for this very query outranks evidence in general: a counters' lift or handover
+   never carries a memory above a memory the history proves for this query (more successes
+   than failures there); the lifted one is put just below it (:func:`_history_first`).
 4. **freshness gate** (``config.gate``), with the same TTL table as the maintenance agents
    (``config.agents.ttl_days``, :mod:`memmaint.maintenance.core.freshness`): ``FRESH`` memories pass
    unchanged, ``STALE_WARN`` ones are multiplied by ``freshness / 0.5`` (continuous: 1 at the
@@ -375,6 +378,8 @@ class Retriever:
             results = self._by_serve_history(results, idx, q, now, rate)
         if self._pairs:
             results = self._in_place(results, idx, q, sims, liftable, expected, rate)
+        if cfg.outcome and self.served is not None:
+            results = _history_first(results, cfg.gate)
         if cfg.outcome and cfg.sink_on_topic_only:
             results = _sink_among_on_topic(results, cfg.gate)
         return self._decide(query, results, k, routed)
@@ -555,6 +560,43 @@ def _sink_among_on_topic(results: list[Result], gate: bool) -> list[Result]:
         out[j] = dataclasses.replace(r, final=floor,
                                      outcome_bonus=floor - r.similarity - r.lexical)
     return out
+
+
+def _history_first(results: list[Result], gate: bool) -> list[Result]:
+    """Evidence for this very query outranks evidence in general (issue #37): a counters'
+    lift or handover (``outcome_bonus > 0`` without ``served_for``) never carries a memory
+    above a memory the serve history proves for this query (more successes than failures for
+    a past query like it). The two scores are not on one scale (a history score is a blend
+    that stays under 1, a handover the failed memory's similarity plus the lift), so where a
+    lift would pass the best such memory the lifted one is put just below it (several keep
+    their order, each a float step below the last), never below its own similarity (that
+    alone, with the gate's down-ranking, still decides). Nothing moves without a proven
+    memory, so a ranking by the counters alone is unchanged."""
+    proven = [r.final for r in results
+              if r.served_for is not None and r.served_for[1] > r.served_for[2]
+              and not (gate and r.verdict == STALE_BLOCK)]
+    if not proven:
+        return results
+    top = max(proven)
+    over = sorted((j for j, r in enumerate(results)
+                   if r.served_for is None and r.outcome_bonus > 0 and r.final > top
+                   and _own(r, gate) < top),
+                  key=lambda j: -results[j].final)
+    out = list(results)
+    ceiling = top
+    for j in over:  # highest first: each just below the last, so their order is kept
+        ceiling = float(np.nextafter(ceiling, -np.inf))
+        r = results[j]
+        final = max(ceiling, _own(r, gate))
+        out[j] = dataclasses.replace(r, final=final,
+                                     outcome_bonus=final - r.similarity - r.lexical)
+    return out
+
+
+def _own(r: Result, gate: bool) -> float:
+    """A result's score from its own similarity alone (the gate's down-ranking applied)."""
+    base = r.similarity + r.lexical
+    return base * r.freshness / FRESH_AT if gate and r.verdict == STALE_WARN else base
 
 
 def _liftable(sims: np.ndarray, floor: float, z: float) -> np.ndarray:
