@@ -46,7 +46,7 @@ step's number, so a log line explains why a memory was served:
    knows no more than the counters, and dropping them served failed advice first).
    Evidence for this very query outranks evidence in general: a counters' lift or handover
    never carries a memory above a memory the history proves for this query (more successes
-   than failures there); the lifted one is put just below it (:func:`_history_first`).
+   than failures there); the lifted one is put just below it (:func:`history_first`).
 4. **freshness gate** (``config.gate``), with the same TTL table as the maintenance agents
    (``config.agents.ttl_days``, :mod:`memmaint.maintenance.core.freshness`): ``FRESH`` memories pass
    unchanged, ``STALE_WARN`` ones are multiplied by ``freshness / 0.5`` (continuous: 1 at the
@@ -97,6 +97,7 @@ from memmaint.maintenance.core.outcomes import OutcomeTable, decay_factor
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
 from memmaint.maintenance.core.served import ServeLog, matched_counts
 from memmaint.maintenance.retrieve.bm25 import BM25
+from memmaint.maintenance.retrieve.reorder import history_first, sink_among_on_topic
 from memmaint.maintenance.retrieve.replacement import Pairs, failed
 from memmaint.maintenance.retrieve.routing import RouteDecision, Router, Routing
 
@@ -379,9 +380,9 @@ class Retriever:
         if self._pairs:
             results = self._in_place(results, idx, q, sims, liftable, expected, rate)
         if cfg.outcome and self.served is not None:
-            results = _history_first(results, cfg.gate)
+            results = history_first(results, cfg.gate)
         if cfg.outcome and cfg.sink_on_topic_only:
-            results = _sink_among_on_topic(results, cfg.gate)
+            results = sink_among_on_topic(results, cfg.gate)
         return self._decide(query, results, k, routed)
 
     def _in_place(self, results: list[Result], idx: np.ndarray, q: np.ndarray,
@@ -532,71 +533,6 @@ class Retriever:
                     + (f"; {loose} fresh ones only loosely related (within the floor "
                        f"{floor:g}, far below the best)" if loose else ""))
         return f"no memory with similarity >= {floor:g}"
-
-
-def _sink_among_on_topic(results: list[Result], gate: bool) -> list[Result]:
-    """A memory on the query's topic that its record sinks (``outcome_bonus < 0``: it helps
-    less often than its namespace) sinks below the other on-topic candidates only, not
-    below a memory off the query's topic (the gate's test): where it fell under the best
-    off-topic candidate it is raised to just above it (several such memories keep their
-    order, each a float step above the last). Outcome reorders the
-    memories of the topic; it does not hand the query to another topic's memory (issue #37:
-    where a failed memory has no proven pair, the next by similarity was often the proven
-    advice of a neighbouring need). A memory the serve history judges, or a ``STALE_WARN``
-    one (the gate's down-ranking is not undone), keeps its score."""
-    off = [r.final for r in results
-           if not r.on_topic and not (gate and r.verdict == STALE_BLOCK)]
-    if not off:
-        return results
-    floor = max(off)
-    sunk = sorted((j for j, r in enumerate(results)
-                   if r.on_topic and r.outcome_bonus < 0 and r.final <= floor
-                   and r.served_for is None and r.in_place_of is None and r.verdict == FRESH),
-                  key=lambda j: results[j].final)
-    out = list(results)
-    for j in sunk:  # lowest first: each just above the last, so their order is kept
-        floor = float(np.nextafter(floor, np.inf))
-        r = results[j]
-        out[j] = dataclasses.replace(r, final=floor,
-                                     outcome_bonus=floor - r.similarity - r.lexical)
-    return out
-
-
-def _history_first(results: list[Result], gate: bool) -> list[Result]:
-    """Evidence for this very query outranks evidence in general (issue #37): a counters'
-    lift or handover (``outcome_bonus > 0`` without ``served_for``) never carries a memory
-    above a memory the serve history proves for this query (more successes than failures for
-    a past query like it). The two scores are not on one scale (a history score is a blend
-    that stays under 1, a handover the failed memory's similarity plus the lift), so where a
-    lift would pass the best such memory the lifted one is put just below it (several keep
-    their order, each a float step below the last), never below its own similarity (that
-    alone, with the gate's down-ranking, still decides). Nothing moves without a proven
-    memory, so a ranking by the counters alone is unchanged."""
-    proven = [r.final for r in results
-              if r.served_for is not None and r.served_for[1] > r.served_for[2]
-              and not (gate and r.verdict == STALE_BLOCK)]
-    if not proven:
-        return results
-    top = max(proven)
-    over = sorted((j for j, r in enumerate(results)
-                   if r.served_for is None and r.outcome_bonus > 0 and r.final > top
-                   and _own(r, gate) < top),
-                  key=lambda j: -results[j].final)
-    out = list(results)
-    ceiling = top
-    for j in over:  # highest first: each just below the last, so their order is kept
-        ceiling = float(np.nextafter(ceiling, -np.inf))
-        r = results[j]
-        final = max(ceiling, _own(r, gate))
-        out[j] = dataclasses.replace(r, final=final,
-                                     outcome_bonus=final - r.similarity - r.lexical)
-    return out
-
-
-def _own(r: Result, gate: bool) -> float:
-    """A result's score from its own similarity alone (the gate's down-ranking applied)."""
-    base = r.similarity + r.lexical
-    return base * r.freshness / FRESH_AT if gate and r.verdict == STALE_WARN else base
 
 
 def _liftable(sims: np.ndarray, floor: float, z: float) -> np.ndarray:
