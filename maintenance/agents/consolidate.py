@@ -253,18 +253,23 @@ def _same_figures(clause: Clause, kept: Sequence[Clause]) -> str | None:
         if cos < SAME_FIGURES_COSINE:
             continue
         ub = units(other.text)
-        words_b = {u.key for u in ub}
-        if figures <= {u.key for u in ub if u.kind == "number"} and names <= words_b and (
-                2 * len(_fuzzy_missing(content, _content(ub))) <= len(content)
-                or len(content) <= 5 and _measures(clause.text) <= _measures(other.text) != set()) and \
-                not _owner_modified(statement(clause.text), statement(other.text), set(content),
-                                    set(_content(ub))) and \
-                relation(statement(clause.text), statement(other.text), cos) is None:
+        if not (figures <= {u.key for u in ub if u.kind == "number"}
+                and names <= {u.key for u in ub}):
+            continue
+        other_content = _content(ub)
+        if not (2 * len(_fuzzy_missing(content, other_content)) <= len(content)
+                or len(content) <= 5 and _measures(clause.text) <= _measures(other.text) != set()):
+            continue
+        st_clause, st_other = statement(clause.text), statement(other.text)
+        if not _owner_modified(st_clause, st_other, set(content), set(other_content)) and \
+                relation(st_clause, st_other, cos) is None:
             return f"same figures (cosine {cos:.2f}; the same numbers and names)"
     return None
 
 
-_MEASURE = re.compile(r"(?<![\w.,-])(\d[\d,]*(?:\.\d+)?)\s*(%|percent\b|[a-z]{2,}\b)", re.IGNORECASE)
+#: A figure, and a figure with the word or sign after it (its unit).
+_FIGURE = re.compile(r"(?<![\w.,-])\d[\d,]*(?:\.\d+)?")
+_MEASURE = re.compile(rf"({_FIGURE.pattern})\s*(%|percent\b|[a-z]{{2,}}\b)", re.IGNORECASE)
 
 
 def _owner_modified(a: Statement, b: Statement, words_a: set[str], words_b: set[str]) -> bool:
@@ -291,8 +296,7 @@ def _measures(text: str) -> set[tuple[str, str]]:
             continue  # "4 to 6 days": a range, not four of "to"
         unit = "%" if unit.lower() in ("%", "percent") else stem(unit.lower())
         out.add((number.replace(",", ""), unit))
-    figures = re.findall(r"(?<![\w.,-])\d[\d,]*(?:\.\d+)?", text)
-    return out if len(out) == len(figures) else set()
+    return out if len(out) == len(_FIGURE.findall(text)) else set()
 
 
 def _named(text: str) -> set[str]:

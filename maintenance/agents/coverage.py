@@ -243,6 +243,17 @@ ENTITIES = frozenset(stem(w) for w in (
     "grandmother", "grandfather", "aunt", "uncle", "cousin", "roommate", "fiance", "fiancee"))
 
 
+_OWNED = re.compile(r"\b(?:my|his|her|their|our|your|[A-Za-z]+'s)\s+(?:\w+\s+)?(\w+)",
+                    re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def owned_entities(text: str) -> frozenset[str]:
+    """The relatives, pets and people someone has that ``text`` names ("their brother",
+    "Tom's new puppy")."""
+    return frozenset(stem(m.group(1)) for m in _OWNED.finditer(text)) & ENTITIES
+
+
 #: Names of one place written several ways, read as one ("Britain" / "the UK"), and "working
 #: days" as "business days".
 _PLACE_ALIASES = tuple((re.compile(pattern), canonical) for pattern, canonical in (
@@ -573,6 +584,7 @@ __all__ = [
     "covers",
     "fuzzy_in",
     "lead_name_differs",
+    "owned_entities",
     "relative_times",
     "same_anchor",
     "sentences",

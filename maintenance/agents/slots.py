@@ -158,6 +158,10 @@ _BE = frozenset(("is", "are", "am", "be", "been", "being", "'s", "get", "gets", 
 
 #: Words before a participle that make it a condition, not an event ("once expired").
 _CONDITION = frozenset(("once", "if", "when", "unless", "until"))
+_BE_OR_CONDITION = _BE | _CONDITION
+#: ... and with the prepositions after which a participle is an adjective ("a fix for
+#: expired ones"), the words before a participle that is no event.
+_NO_EVENT_AFTER = _CONDITION | {"for", "of", "about", "without"}
 
 
 def is_past(text: str) -> bool:
@@ -171,7 +175,7 @@ def is_past(text: str) -> bool:
             if m.group(1).lower() == "grew" and re.match(r"\s+up\b", text[m.end():]):
                 continue  # where someone grew up reads the same under any date
             at = [k for k, w in enumerate(words) if w == m.group(1).lower()]
-            if at and at[0] > 0 and words[at[0] - 1] in (*_BE, *_CONDITION):
+            if at and at[0] > 0 and words[at[0] - 1] in _BE_OR_CONDITION:
                 continue  # a passive, a state or a condition: "is left", "once paid"
             return True
         word = m.group(2)
@@ -182,10 +186,9 @@ def is_past(text: str) -> bool:
             continue
         if idx and "with" in words[max(0, idx[0] - 3):idx[0]]:
             continue  # a state: "with bills included", "with breakfast served"
-        if idx and idx[0] > 0 and words[idx[0] - 1] in _CONDITION:
-            continue  # a condition: "once expired, resend it", "if delayed"
-        if idx and idx[0] > 0 and words[idx[0] - 1] in ("for", "of", "about", "without"):
-            continue  # an adjective after a preposition: "a fix for expired ones"
+        if idx and idx[0] > 0 and words[idx[0] - 1] in _NO_EVENT_AFTER:
+            continue  # a condition ("once expired, resend it") or an adjective after a
+            # preposition ("a fix for expired ones")
         if idx and idx[0] > 0 and (words[idx[0] - 1] in _DETERMINERS
                                    or re.search(rf"\d\s+{word}\b", text)):
             continue  # an adjective: "after 5 failed login attempts", "a used car"

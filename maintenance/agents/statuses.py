@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memmaint.maintenance.agents.coverage import ENTITIES, stem
+from memmaint.maintenance.agents.coverage import owned_entities, stem
 from memmaint.maintenance.agents.provenance import without_openers
 
 _RELATIONSHIP = (
@@ -65,8 +65,6 @@ ATTRIBUTES: tuple[tuple[str, tuple[tuple[str, re.Pattern[str]], ...]], ...] = tu
                          ("alcohol", _ALCOHOL)))
 _NEGATED = re.compile(r"\b(?:not|n't|never|no longer|nor)\b", re.IGNORECASE)
 _USER = re.compile(r"\b(?:the user|user|i|i'm|we)\b", re.IGNORECASE)
-_POSSESSED = re.compile(r"\b(?:my|his|her|their|our|your|[A-Za-z]+'s)\s+(?:\w+\s+)?(\w+)",
-                        re.IGNORECASE)
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 _NOT_NAMES = frozenset(("The", "A", "An", "User", "I", "We", "My", "Our", "Since", "After",
                         "Before", "Last", "This", "Now", "As", "In", "On", "At", "Still"))
@@ -75,37 +73,47 @@ _NOT_NAMES = frozenset(("The", "A", "An", "User", "I", "We", "My", "Our", "Since
 def _subject(span: str) -> frozenset[str] | None:
     """Who a status is said of, from the words before it: the names in them, or ``user``;
     ``None`` when a relative or pet of someone stands there ("my sister", "Tom's brother")."""
-    for m in _POSSESSED.finditer(span):
-        if stem(m.group(1).lower()) in ENTITIES:
-            return None
+    if owned_entities(span):
+        return None
     names = frozenset(stem(n.lower()) for n in _NAME.findall(span) if n not in _NOT_NAMES)
     if names:
         return names
     return frozenset(("user",)) if _USER.search(span) else frozenset()
 
 
+#: One status reading: ``(attribute, (value, subject, rest))``; ``rest`` is what the text
+#: says besides its subject and the status (before the subject's sentence, after the status).
+Reading = tuple[str, tuple[str, frozenset[str], str]]
+
+
+def _said_of(text: str, m: re.Match[str]) -> tuple[frozenset[str], str] | None:
+    """Who the status matched by ``m`` is said of and the rest of ``text`` (:data:`Reading`),
+    or ``None``: a negation before it ("Ana never was married"; the patterns read their own)
+    or no subject (a relative's status)."""
+    clause_start = max(text.rfind(sep, 0, m.start()) for sep in (".", ";", "!", "?"))
+    span = text[clause_start + 1:m.start()]
+    if _NEGATED.search(span):
+        return None
+    subject = _subject(span)
+    return (subject, text[:clause_start + 1] + text[m.end():]) if subject else None
+
+
 @lru_cache(maxsize=65536)
-def _read(text: str) -> dict[str, tuple[str, frozenset[str], str]]:
-    """``{attribute: (value, subject, rest)}``: ``rest`` is what the text says besides its
-    subject and the status (the words before the subject's sentence and after the status)."""
+def _read(text: str) -> tuple[Reading, ...]:
+    """The statuses ``text`` gives someone, one :data:`Reading` per attribute."""
     text = without_openers(text)
-    out: dict[str, tuple[str, frozenset[str], str]] = {}
+    out: list[Reading] = []
     for attribute, values in ATTRIBUTES:
         for value, pattern in values:
             m = pattern.search(text)
             if m is None:
                 continue
-            clause_start = max(text.rfind(sep, 0, m.start()) for sep in (".", ";", "!", "?"))
-            span = text[clause_start + 1:m.start()]
-            if _NEGATED.search(span):  # "Ana never was married"; the patterns read their own
-                break
-            subject = _subject(span)
-            if subject:
-                out[attribute] = (value, subject, text[:clause_start + 1] + text[m.end():])
+            if (said := _said_of(text, m)) is not None:
+                out.append((attribute, (value, *said)))
             break
     if (job := _job(text)) is not None:
-        out["job"] = job
-    return out
+        out.append(("job", job))
+    return tuple(out)
 
 
 #: What someone works as: "works as a barista (at ...)", "is a junior accountant at a firm".
@@ -125,17 +133,15 @@ def _job(text: str) -> tuple[str, frozenset[str], str] | None:
     if m is None:
         return None
     role = stem((m.group(1) or m.group(2)).split()[-1].lower())
-    clause_start = max(text.rfind(sep, 0, m.start()) for sep in (".", ";", "!", "?"))
-    span = text[clause_start + 1:m.start()]
-    subject = _subject(span)
-    if not subject or role in _NOT_JOBS or _NEGATED.search(span + m.group(0)):
+    said = _said_of(text, m)
+    if said is None or role in _NOT_JOBS or _NEGATED.search(m.group(0)):
         return None
-    return role, subject, text[:clause_start + 1] + text[m.end():]
+    return (role, *said)
 
 
 def statuses(text: str) -> dict[str, tuple[str, frozenset[str]]]:
     """``{attribute: (value, subject)}`` for each status ``text`` gives someone."""
-    return {k: (value, who) for k, (value, who, _rest) in _read(text).items()}
+    return {k: (value, who) for k, (value, who, _rest) in _read(text)}
 
 
 #: What may stand beside a status and say nothing more ("these days", "for years now").
@@ -148,7 +154,7 @@ def same_status(a: str, b: str) -> str | None:
     docstring) and ``b`` gives them the same value ("The user is vegetarian." / "the user
     doesn't eat meat."; "Ximena is teetotal." / "Ximena doesn't touch a drop of booze.")."""
     sb = statuses(b)
-    for attribute, (value, who, rest) in _read(a).items():
+    for attribute, (value, who, rest) in _read(a):
         if attribute in sb and sb[attribute][0] == value and who & sb[attribute][1] and \
                 _SAYS_NOTHING.match(rest):
             return f"same status ({attribute}: {value})"

@@ -37,10 +37,10 @@ from functools import lru_cache
 
 from memmaint.maintenance.agents.conflicts import extract
 from memmaint.maintenance.agents.coverage import (
-    ENTITIES,
     NOT_NAMES,
     ORDINAL_WORDS,
     fuzzy_in,
+    owned_entities,
     stem,
     units,
 )
@@ -199,17 +199,6 @@ def _lead_absent(a: str, b: str) -> set[str]:
     return set() if fuzzy_in(stem(word), others) else {word}
 
 
-_OWNED = re.compile(r"\b(?:my|his|her|their|our|your|[A-Za-z]+'s)\s+(?:\w+\s+)?(\w+)",
-                    re.IGNORECASE)
-
-
-@lru_cache(maxsize=1 << 16)
-def _owned_entities(text: str) -> frozenset[str]:
-    """The relatives, pets and people someone has that ``text`` names ("their brother",
-    "Tom's new puppy")."""
-    return frozenset(stem(m.group(1)) for m in _OWNED.finditer(text)) & ENTITIES
-
-
 def _subject(holder: str) -> str:
     """A holder with the user's pronouns read as the user ("i'm", "my/notes" -> "user")."""
     parts = holder.split("/")
@@ -229,7 +218,7 @@ def _holders_differ(old: str, new: str, old_holder: str, new_holder: str,
     opener = _lead_absent(old, new) | _lead_absent(new, old)
     if opener and not opener <= left:
         return True
-    if _owned_entities(old) ^ _owned_entities(new):
+    if owned_entities(old) ^ owned_entities(new):
         return True  # "their brother is based in New York" / "The user moved to a flat"
     a, b = _subject(old_holder), _subject(new_holder)
     if not a or not b or same_holder(a, b) or a.split("/")[-1] == b.split("/")[-1] == "user":
