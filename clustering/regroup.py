@@ -21,15 +21,32 @@ of one-member clusters).
 
 Real clusters only grow (by attached noise); their members never move.
 
-It scales to tens of thousands of candidates: cosines are computed in row blocks of the
-upper triangle (about :data:`BLOCK_ENTRIES` at a time, float32), edges are kept compressed to
-a spanning forest, ``scipy.sparse.csgraph.connected_components`` finds the components, and
-attaching is a blocked nearest-neighbour search; no ``m x m`` matrix is ever built.
+It scales to tens of thousands of candidates exactly: cosines are computed in row blocks of
+the upper triangle (about :data:`BLOCK_ENTRIES` at a time, float32), edges are kept compressed
+to a spanning forest, ``scipy.sparse.csgraph.connected_components`` finds the components, and
+attaching is a nearest-neighbour search tiled over rows and columns (a running best per row);
+no ``m x m`` matrix is ever built.
+
+**Above** :data:`EXACT_MAX` **cosines** (the components: ``m (m - 1) / 2`` for ``m``
+candidates; the attach search: candidates x clustered memories) each step is approximate,
+sub-quadratic, through the inverted-file cells of :mod:`memmaint.clustering.cells` (seeded):
+
+- components: the candidates are cut into cells (each in its ``cells.PROBES`` nearest) and
+  only pairs sharing a cell are compared: every edge found is a true one, an edge whose ends
+  share no cell is missed (a component may come out in pieces);
+- attach: the clustered memories are cut into ``sqrt(m x ATTACH_PROBES)`` cells and each
+  candidate compared with the members of its :data:`ATTACH_PROBES` nearest ones (a best link
+  outside them is missed, a worse one taken).
+
+Every test, golden plan and decision set is far below the threshold; a first run of 1M
+memories in one namespace (363,136 candidates against 636,864) is far above it.
+``tests/test_regroup_cells.py`` measures the agreement with the exact regrouping.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -37,7 +54,7 @@ import numpy as np
 
 from memmaint.maintenance.core.errors import InputError
 
-__all__ = ["BLOCK_ENTRIES", "SPLIT_STEP", "TOLERANCE", "regroup_for_agents", "regroup_noise",
+__all__ = ["ATTACH_PROBES", "BLOCK_ENTRIES", "EXACT_MAX", "SPLIT_STEP", "TOLERANCE", "regroup_for_agents", "regroup_noise",
            "regroup_threshold", "similarity_components", "split_components"]
 
 log = logging.getLogger(__name__)
@@ -48,6 +65,15 @@ BLOCK_ENTRIES = 1 << 22
 SPLIT_STEP = 0.02
 #: float32 rounding allowance on cosines (exact copies reach a threshold of 1).
 TOLERANCE = 1e-6
+#: Above this many cosines a step (components, attach search) is approximate (the cells of
+#: :mod:`memmaint.clustering.cells`); up to it, exact. As large as the place stage's largest
+#: exact search (10,000 changed x ``PLACE_EXACT_MAX`` = 200,000): about 15-30 s of float32
+#: products on 2 cores.
+EXACT_MAX = 2_000_000_000
+#: Cells of clustered memories each candidate is compared with in the approximate attach.
+ATTACH_PROBES = 16
+#: Side of the attach search's column tiles (and its row blocks, at most).
+TILE = 2048
 
 
 def regroup_threshold(agents: Any) -> float:
@@ -100,8 +126,57 @@ def _compress(n: int, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, n
     return np.flatnonzero(keep).astype(np.int64), root[keep]
 
 
+class _Forest:
+    """Edges among ``n`` rows, kept compressed to a spanning forest as they come (memory
+    bounded whatever the density)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.rows: list[np.ndarray] = []
+        self.cols: list[np.ndarray] = []
+        self.held = 0
+
+    def add(self, rows: np.ndarray, cols: np.ndarray) -> None:
+        if not rows.size:
+            return
+        self.rows.append(rows.astype(np.int64))
+        self.cols.append(cols.astype(np.int64))
+        self.held += rows.size
+        if self.held > 4 * self.n:
+            r, c = _compress(self.n, np.concatenate(self.rows), np.concatenate(self.cols))
+            self.rows, self.cols, self.held = [r], [c], r.size
+
+    def components(self) -> np.ndarray:
+        """Component ids numbered in order of first row (:func:`_renumber`)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        r = np.concatenate(self.rows) if self.rows else np.zeros(0, dtype=np.int64)
+        c = np.concatenate(self.cols) if self.cols else np.zeros(0, dtype=np.int64)
+        graph = coo_matrix((np.ones(r.size, dtype=np.int8), (r, c)), shape=(self.n, self.n))
+        _k, comp = connected_components(graph, directed=False)
+        # numbered by first row, so the numbering depends only on the partition and row order
+        return _renumber(comp)
+
+
+def _upper_edges(forest: _Forest, vecs: np.ndarray, members: np.ndarray, thr: np.float32,
+                 block_entries: int) -> None:
+    """Pairs ``i < j`` of ``vecs`` (rows ``members`` of the forest) at cosine >= ``thr``, in
+    row blocks of the upper triangle."""
+    m = vecs.shape[0]
+    step = max(1, int(block_entries) // m)
+    for r0 in range(0, m, step):
+        sims = vecs[r0:r0 + step] @ vecs[r0:].T  # upper triangle only: columns from r0
+        i, j = np.nonzero(sims >= thr)
+        i = i + r0
+        j = j + r0
+        keep = j > i
+        forest.add(members[i[keep]], members[j[keep]])
+
+
 def similarity_components(embeddings: Any, threshold: float, *,
-                          block_entries: int = BLOCK_ENTRIES) -> np.ndarray:
+                          block_entries: int = BLOCK_ENTRIES,
+                          exact_max: int | None = None) -> np.ndarray:
     """Connected components of "cosine(e_i, e_j) >= threshold" (single linkage at a cut).
 
     Cosines are float32 and compared with :data:`TOLERANCE` to spare (exact copies reach a
@@ -111,46 +186,36 @@ def similarity_components(embeddings: Any, threshold: float, *,
         embeddings: ``(m, dim)`` vectors (normalised here; a zero row links to nothing).
         threshold: cosine in ``[-1, 1]``.
         block_entries: cosines computed at once; rows per block = ``block_entries // m``.
+        exact_max: above this many pairs (``m (m - 1) / 2``) only pairs sharing a cell of
+            :func:`memmaint.clustering.cells.cells` are compared (seeded; an edge between
+            two rows that share no cell is missed). ``None``: :data:`EXACT_MAX`.
 
     Returns:
         int64 component ids, numbered ``0, 1, ...`` in order of each component's first row.
     """
     if not -1.0 <= float(threshold) <= 1.0:
         raise InputError(f"regroup threshold must be a cosine in [-1, 1], got {threshold!r}")
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     unit = _unit_float32(embeddings)
     m = unit.shape[0]
     if m == 0:
         return np.zeros(0, dtype=np.int64)
-    live = np.linalg.norm(unit, axis=1) > 0
+    alive = np.flatnonzero(np.linalg.norm(unit, axis=1) > 0)  # a zero row links to nothing
     thr = np.float32(float(threshold) - TOLERANCE)
-    step = max(1, int(block_entries) // m)
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    held = 0
-    for r0 in range(0, m, step):
-        r1 = min(m, r0 + step)
-        sims = unit[r0:r1] @ unit[r0:].T  # upper triangle only: columns from r0
-        i, j = np.nonzero(sims >= thr)
-        i += r0
-        j += r0
-        keep = (j > i) & live[i] & live[j]
-        if not keep.any():
-            continue
-        rows.append(i[keep].astype(np.int64))
-        cols.append(j[keep].astype(np.int64))
-        held += int(keep.sum())
-        if held > 4 * m:  # bound memory by the forest, whatever the density
-            r, c = _compress(m, np.concatenate(rows), np.concatenate(cols))
-            rows, cols, held = [r], [c], r.size
-    r = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-    c = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
-    graph = coo_matrix((np.ones(r.size, dtype=np.int8), (r, c)), shape=(m, m))
-    _k, comp = connected_components(graph, directed=False)
-    # numbered by first row, so the numbering depends only on the partition and row order
-    return _renumber(comp)
+    forest = _Forest(m)
+    limit = EXACT_MAX if exact_max is None else int(exact_max)
+    if m * (m - 1) // 2 <= limit:
+        _upper_edges(forest, unit[alive], alive, thr, block_entries)
+        return forest.components()
+    from memmaint.clustering.cells import CELL, cells
+
+    aim = max(CELL, math.isqrt(alive.size))
+    pieces = cells(unit, alive, np.random.default_rng(0), aim, spill=True)
+    for members in pieces:
+        if members.size > 1:
+            members = np.sort(members)
+            _upper_edges(forest, unit[members], members, thr, block_entries)
+    log.info("regroup components over %d candidates: approximate, %d cells", m, len(pieces))
+    return forest.components()
 
 
 def _renumber(comp: np.ndarray) -> np.ndarray:
@@ -163,7 +228,8 @@ def _renumber(comp: np.ndarray) -> np.ndarray:
 
 
 def split_components(embeddings: Any, comp: np.ndarray, threshold: float, max_size: int, *,
-                     block_entries: int = BLOCK_ENTRIES) -> np.ndarray:
+                     block_entries: int = BLOCK_ENTRIES,
+                     exact_max: int | None = None) -> np.ndarray:
     """Split every component larger than ``max_size`` at higher thresholds.
 
     A large component is re-cut at ``threshold + SPLIT_STEP``, its pieces that are still
@@ -185,7 +251,8 @@ def split_components(embeddings: Any, comp: np.ndarray, threshold: float, max_si
         if thr >= 1.0:
             continue
         thr = min(1.0, thr + SPLIT_STEP)
-        pieces = similarity_components(unit[rows], thr, block_entries=block_entries)
+        pieces = similarity_components(unit[rows], thr, block_entries=block_entries,
+                                       exact_max=exact_max)
         for k in range(int(pieces.max()) + 1):
             piece = rows[pieces == k]
             comp[piece] = next_id
@@ -197,26 +264,61 @@ def split_components(embeddings: Any, comp: np.ndarray, threshold: float, max_si
 
 def _nearest(unit: np.ndarray, rows: np.ndarray, cols: np.ndarray,
              block_entries: int) -> tuple[np.ndarray, np.ndarray]:
-    """For each of ``rows``: the best cosine to one of ``cols`` and which row gives it."""
+    """For each of ``rows``: the best cosine to one of ``cols`` and which row gives it (ties:
+    the first of ``cols``), exactly. Tiled over rows and columns: a block of rows is
+    multiplied with one tile of at most :data:`TILE` columns at a time (about
+    ``block_entries`` cosines), keeping a running best per row that a later tile replaces
+    only when strictly better, so the result is the one of a single ``argmax`` over all
+    columns, whatever the tiles; the clustered vectors are read once per row block, not once
+    per handful of rows."""
     best = np.full(rows.size, -np.inf, dtype=np.float32)
     arg = np.zeros(rows.size, dtype=np.int64)
     cols = cols[np.any(unit[cols] != 0, axis=1)]  # a zero row is near nothing
     if rows.size == 0 or cols.size == 0:
         return best, arg
     target = unit[cols]
-    step = max(1, int(block_entries) // cols.size)
-    for r0 in range(0, rows.size, step):
-        sims = unit[rows[r0:r0 + step]] @ target.T
-        pick = np.argmax(sims, axis=1)
-        arg[r0:r0 + step] = cols[pick]
-        best[r0:r0 + step] = sims[np.arange(sims.shape[0]), pick]
+    width = min(cols.size, TILE, max(1, int(block_entries)))
+    height = max(1, int(block_entries) // width)
+    for r0 in range(0, rows.size, height):
+        block = unit[rows[r0:r0 + height]]
+        here = np.arange(block.shape[0])
+        top = np.full(block.shape[0], -np.inf, dtype=np.float32)
+        at = np.zeros(block.shape[0], dtype=np.int64)
+        for c0 in range(0, cols.size, width):
+            sims = block @ target[c0:c0 + width].T
+            pick = np.argmax(sims, axis=1)
+            value = sims[here, pick]
+            better = value > top  # strictly: an earlier tile keeps a tie
+            top[better] = value[better]
+            at[better] = pick[better] + c0
+        best[r0:r0 + height] = top
+        arg[r0:r0 + height] = cols[at]
     best[~np.any(unit[rows] != 0, axis=1)] = -np.inf
     return best, arg
 
 
+def _nearest_cells(unit: np.ndarray, rows: np.ndarray,
+                   cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_nearest`, approximately: each of ``rows`` compared with the members of its
+    :data:`ATTACH_PROBES` nearest cells of ``cols`` (``cells.nearest_in_cells``, seeded); a
+    best link outside them is missed (a worse one, or none: -inf)."""
+    from memmaint.clustering.cells import nearest_in_cells
+
+    best = np.full(rows.size, -np.inf, dtype=np.float32)
+    arg = np.zeros(rows.size, dtype=np.int64)
+    cols = cols[np.any(unit[cols] != 0, axis=1)]
+    if rows.size == 0 or cols.size == 0:
+        return best, arg
+    best, at = nearest_in_cells(unit[rows], unit[cols], probes=ATTACH_PROBES, block=1024)
+    best[~np.any(unit[rows] != 0, axis=1)] = -np.inf
+    log.info("regroup attach search of %d candidates against %d clustered memories: "
+             "approximate", rows.size, cols.size)
+    return best, cols[at]
+
+
 def _regroup_one(labels: np.ndarray, unit: np.ndarray, threshold: float, singletons: bool,
-                 attach: bool, max_size: int | None,
-                 block_entries: int) -> tuple[np.ndarray, int, int, int]:
+                 attach: bool, max_size: int | None, block_entries: int,
+                 exact_max: int | None) -> tuple[np.ndarray, int, int, int]:
     """Regroup one partition: (labels, memories moved, new clusters, memories attached)."""
     out = labels.copy()
     real = labels[labels >= 0]
@@ -227,16 +329,20 @@ def _regroup_one(labels: np.ndarray, unit: np.ndarray, threshold: float, singlet
     idx = np.flatnonzero(candidate)
     if idx.size == 0:
         return out, 0, 0, 0
-    comp = similarity_components(unit[idx], threshold, block_entries=block_entries)
+    comp = similarity_components(unit[idx], threshold, block_entries=block_entries,
+                                 exact_max=exact_max)
     if max_size is not None:
         comp = split_components(unit[idx], comp, threshold, max_size,
-                                block_entries=block_entries)
+                                block_entries=block_entries, exact_max=exact_max)
     sizes = np.bincount(comp)
     target = np.full(sizes.size, -1, dtype=np.int64)  # component -> label it gets (-1: none)
     attached = 0
     if attach:
         others = np.flatnonzero(~candidate)
-        best, arg = _nearest(unit, idx, others, block_entries)
+        if idx.size * others.size <= (EXACT_MAX if exact_max is None else exact_max):
+            best, arg = _nearest(unit, idx, others, block_entries)
+        else:
+            best, arg = _nearest_cells(unit, idx, others)
         # a component joins the cluster of its members' single best link, if close enough
         order = np.lexsort((np.arange(idx.size), -best.astype(np.float64), comp))
         first = np.ones(order.size, dtype=bool)
@@ -256,7 +362,8 @@ def _regroup_one(labels: np.ndarray, unit: np.ndarray, threshold: float, singlet
 def regroup_noise(labels: Any, embeddings: Any, threshold: float, *, singletons: bool = True,
                   attach: bool = False, max_size: int | None = None,
                   partitions: Iterable[Any] | None = None,
-                  block_entries: int = BLOCK_ENTRIES) -> np.ndarray:
+                  block_entries: int = BLOCK_ENTRIES,
+                  exact_max: int | None = None) -> np.ndarray:
     """Group noise (and singleton) memories whose cosine chains reach ``threshold``.
 
     Args:
@@ -278,6 +385,8 @@ def regroup_noise(labels: Any, embeddings: Any, threshold: float, *, singletons:
             label. Default: all rows are one partition.
         block_entries: cosines computed at once (memory bound; the result does not depend
             on it).
+        exact_max: above this many cosines the components and the attach search of a
+            partition are approximate (module docstring); ``None``: :data:`EXACT_MAX`.
 
     Returns:
         A new int64 label array: each component of two or more candidates is a new cluster
@@ -301,7 +410,8 @@ def regroup_noise(labels: Any, embeddings: Any, threshold: float, *, singletons:
         if part.size == 0:
             continue
         new, n_moved, n_clusters, n_attached = _regroup_one(
-            lab[part], unit[part], threshold, singletons, attach, max_size, block_entries)
+            lab[part], unit[part], threshold, singletons, attach, max_size, block_entries,
+            exact_max)
         out[part] = new
         moved += n_moved
         clusters += n_clusters

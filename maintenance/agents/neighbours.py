@@ -32,72 +32,10 @@ import math
 
 import numpy as np
 
-#: Memories per cell the k-means aims at, at least (``sqrt(n)`` above 512**2 memories, so
-#: that both the cells' assignment and their searches grow as ``n**1.5``); each cell holds
-#: about :data:`PROBES` times that with the spill.
-CELL = 512
-#: Cells each memory is listed in (its nearest ones).
-PROBES = 3
-#: A cell larger than this many times the aim is cut again (a k-means of its own, no spill).
-MAX_CELL = 4
-#: Lloyd steps of the k-means, on :data:`SAMPLE_PER_CELL` memories per cell.
-STEPS = 6
-SAMPLE_PER_CELL = 20
-#: Rows of one matrix-product block (float32): bounds the memory of a step.
-BLOCK = 4096
-
-
-def _nearest_centres(unit: np.ndarray, centres: np.ndarray, p: int) -> np.ndarray:
-    """Each row's ``p`` nearest centres, nearest first (``(n, min(p, len(centres)))``)."""
-    p = min(p, len(centres))
-    out = np.empty((len(unit), p), dtype=np.int64)
-    for start in range(0, len(unit), BLOCK):
-        sims = unit[start:start + BLOCK] @ centres.T
-        if p == 1:
-            out[start:start + len(sims), 0] = np.argmax(sims, axis=1)
-            continue
-        top = np.argpartition(-sims, p - 1, axis=1)[:, :p]
-        order = np.argsort(-np.take_along_axis(sims, top, axis=1), axis=1, kind="stable")
-        out[start:start + len(sims)] = np.take_along_axis(top, order, axis=1)
-    return out
-
-
-def _kmeans(unit: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """``k`` unit centroids of a spherical k-means on a sample of ``unit``."""
-    n = len(unit)
-    sample = unit[np.sort(rng.choice(n, size=min(n, k * SAMPLE_PER_CELL), replace=False))]
-    centres = sample[rng.choice(len(sample), size=k, replace=False)].copy()
-    for _ in range(STEPS):
-        near = _nearest_centres(sample, centres, 1)[:, 0]
-        sums = np.zeros_like(centres)
-        np.add.at(sums, near, sample)
-        norms = np.linalg.norm(sums, axis=1)
-        full = norms > 0  # an empty cell keeps its centre
-        centres[full] = sums[full] / norms[full, None]
-    return centres
-
-
-def _cells(unit: np.ndarray, idx: np.ndarray, rng: np.random.Generator, aim: int,
-           spill: bool, depth: int = 0) -> list[np.ndarray]:
-    """Positions (into ``unit``) grouped into cells of at most about ``MAX_CELL * aim``."""
-    if len(idx) <= MAX_CELL * aim:
-        return [idx]
-    k = min(math.ceil(len(idx) / aim), len(idx))
-    sub = unit[idx]
-    near = _nearest_centres(sub, _kmeans(sub, k, rng), PROBES if spill else 1)
-    cell = near.T.reshape(-1)
-    member = np.tile(idx, near.shape[1])
-    order = np.argsort(cell, kind="stable")
-    bounds = np.flatnonzero(np.diff(cell[order])) + 1
-    out: list[np.ndarray] = []
-    for part in np.split(member[order], bounds):
-        if len(part) > MAX_CELL * aim and (len(part) < len(idx) or spill) and depth < 8:
-            out.extend(_cells(unit, part, rng, aim, False, depth + 1))
-        elif len(part) > MAX_CELL * aim:  # the k-means could not cut it (identical vectors)
-            out.extend(np.array_split(part, math.ceil(len(part) / aim)))
-        else:
-            out.append(part)
-    return out
+# the cells, their k-means and constants are shared with the place stage and the noise
+# regrouping: clustering.cells (PROBES, MAX_CELL, STEPS, SAMPLE_PER_CELL are there)
+from memmaint.clustering.cells import BLOCK, CELL
+from memmaint.clustering.cells import cells as _cells
 
 
 def approximate_pairs(unit: np.ndarray, rows: np.ndarray, k: int, floor: float,

@@ -44,7 +44,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -208,7 +207,7 @@ def _nearest_cells(queries: np.ndarray, base: np.ndarray, *, probes: int = PLACE
                    ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_nearest`, approximately, by an inverted file: ``base`` is cut into ``k``
     cells (``cells``, else ``sqrt(len(queries) * probes)``) by the update grouping's
-    spherical k-means (``agents.neighbours``, seeded), each base row listed in its ``spill``
+    spherical k-means (``clustering.cells``, seeded), each base row listed in its ``spill``
     nearest cells, and each query compared only with the members of its ``probes`` nearest
     cells. The default ``k`` balances the two costs (assigning the base: ``n k`` cosines;
     the searches: ``q probes n / k``), so 10,000 queries against 1M compare about 8e8 pairs
@@ -217,42 +216,10 @@ def _nearest_cells(queries: np.ndarray, base: np.ndarray, *, probes: int = PLACE
     cosine -inf, where every probed cell is empty); where the exact nearest is found, the
     result is the exact one (ties: the lowest row). How often it is missed depends on how
     the pool clusters: ``benchmarks/place_1m.py``."""
-    from memmaint.maintenance.agents.neighbours import _kmeans, _nearest_centres
+    from memmaint.clustering.cells import nearest_in_cells
 
-    q, n = len(queries), len(base)
-    best = np.full(q, -np.inf, dtype=np.float32)
-    arg = np.zeros(q, dtype=np.int64)
-    if not q or not n:
-        return best, arg
-    k = min(n, cells or max(probes, math.ceil(math.sqrt(q * probes))))
-    centres = _kmeans(base, k, np.random.default_rng(seed))
-    near = _nearest_centres(base, centres, spill)  # (n, spill)
-    cell = near.T.reshape(-1)
-    brow = np.tile(np.arange(n), near.shape[1])
-    order = np.argsort(cell, kind="stable")  # members of each cell in row order
-    bounds = np.searchsorted(cell[order], np.arange(k + 1))
-    order = brow[order]
-    probe = _nearest_centres(queries, centres, probes)
-    qcell = probe.reshape(-1)
-    qrow = np.repeat(np.arange(q), probe.shape[1])
-    qorder = np.argsort(qcell, kind="stable")
-    qbounds = np.searchsorted(qcell[qorder], np.arange(k + 1))
-    for c in range(k):
-        members = order[bounds[c]:bounds[c + 1]]
-        who = qrow[qorder[qbounds[c]:qbounds[c + 1]]]
-        if not members.size or not who.size:
-            continue
-        vecs = base[members]
-        for s in range(0, len(who), PLACE_BLOCK):
-            w = who[s:s + PLACE_BLOCK]
-            sims = queries[w] @ vecs.T
-            a = np.argmax(sims, axis=1)
-            b = sims[np.arange(len(w)), a]
-            r = members[a]
-            better = (b > best[w]) | ((b == best[w]) & (r < arg[w]))
-            best[w[better]] = b[better]
-            arg[w[better]] = r[better]
-    return best, arg
+    return nearest_in_cells(queries, base, probes=probes, cells=cells, spill=spill,
+                            seed=seed, block=PLACE_BLOCK)
 
 
 def nearest_rows(queries: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
