@@ -42,7 +42,7 @@ def test_a_loosely_related_fresh_note_does_not_unlock_an_expired_topic():
     assert [r.id for r in res.blocked] == ["pro29"]
     assert "loosely related" in res.reason
     # the old fixed floor alone (no margin, no pool floor) serves the note: the test can fail
-    loose = RetrieveConfig(relevance_margin=2.0, relevance_z=-5.0)
+    loose = RetrieveConfig(relevance_margin=2.0, relevance_z=-5.0, stand_in_cosine=-1.0)
     res = retrieve(QUERY, pool, vecs, config=loose, now=NOW, query_vector=q)
     assert res.decision == SERVE and res[0].id == "seats"
 
@@ -62,9 +62,55 @@ def test_a_fresh_answer_close_to_the_stale_one_is_served():
             mem("Pro plan customers often ask about seat limits.", "seats", 1)]
     pool += distractors(8)
     q, vecs = at_cosines([0.86, 0.70, 0.33] + [0.05] * 8)
+    vecs[1] = speaking_of(vecs[0], 0.70)  # the new price, worded like the old one
     res = retrieve(QUERY, pool, vecs, config=RetrieveConfig(), now=NOW, query_vector=q)
     assert res.decision == SERVE and res[0].id == "pro39", res.explain()
     assert not next(r for r in res if r.id == "seats").on_topic
+
+
+def speaking_of(answer: np.ndarray, cosine: float) -> np.ndarray:
+    """A unit row at ``cosine`` with the query (axis 0) that lies close to ``answer``: the
+    answer plus a part orthogonal to the query and to it (the last axis)."""
+    extra = np.zeros(DIM)
+    extra[-1] = 1.0
+    t = np.sqrt((answer[0] / cosine) ** 2 - 1.0)
+    row = answer + t * extra
+    return row / np.linalg.norm(row)
+
+
+def test_a_fresh_note_on_the_topic_but_not_of_its_stale_answer_does_not_unlock_it():
+    """Within the margin of an expired best answer (0.86 -> 0.66), a fresh memory answers
+    only when it speaks of what that answer says ("costs $39 now" for "costs $29"): the
+    team's note on seat limits reads as close to the query, but not to the price."""
+    pool = [mem("The Pro plan costs $29 per month.", "pro29", 10, "price"),
+            mem("Pro plan customers often ask about seat limits.", "seats", 1)]
+    pool += distractors(8)
+    q, vecs = at_cosines([0.86, 0.66] + [0.05] * 8)
+    assert 0.86 - 0.66 < RetrieveConfig().relevance_margin  # on topic by the margin alone
+    assert vecs[0] @ vecs[1] < RetrieveConfig().stand_in_cosine
+    res = retrieve(QUERY, pool, vecs, config=RetrieveConfig(), now=NOW, query_vector=q)
+    assert res.decision == REFUSE, res.explain()
+    # a new price worded like the old one, as close to the query, is served
+    vecs[1] = speaking_of(vecs[0], 0.66)
+    assert vecs[0] @ vecs[1] >= RetrieveConfig().stand_in_cosine
+    res = retrieve(QUERY, pool, vecs, config=RetrieveConfig(), now=NOW, query_vector=q)
+    assert res.decision == SERVE and res[0].id == "seats", res.explain()
+    # and the test can fail: without the stand-in test the note unlocks the topic
+    q, vecs = at_cosines([0.86, 0.66] + [0.05] * 8)
+    res = retrieve(QUERY, pool, vecs, config=RetrieveConfig(stand_in_cosine=-1.0), now=NOW,
+                   query_vector=q)
+    assert res.decision == SERVE and res[0].id == "seats"
+
+
+def test_a_fresh_best_answer_needs_no_stand_in():
+    """The stand-in test applies only under a stale best answer: with a fresh best, a fresh
+    memory within the margin is on topic as before."""
+    pool = [mem("The Pro plan costs $39 per month.", "pro39", 0.2, "price"),
+            mem("Pro plan customers often ask about seat limits.", "seats", 1)]
+    pool += distractors(8)
+    q, vecs = at_cosines([0.86, 0.66] + [0.05] * 8)
+    res = retrieve(QUERY, pool, vecs, config=RetrieveConfig(), now=NOW, query_vector=q)
+    assert res.decision == SERVE and [r.on_topic for r in res][:2] == [True, True]
 
 
 def test_a_fresh_best_answer_is_served_even_in_a_small_pool_of_ties():

@@ -78,7 +78,60 @@ def test_only_uses_for_the_same_question_count():
     assert list(s) == [2.0, 0.0] and list(f) == [1.0, 1.0]
 
 
+def test_a_memory_whose_questions_are_all_farther_than_another_candidates_does_not_count():
+    q = axis(0)
+    log = log_of([("mine", toward(q, axis(1), 0.83), 1.0),
+                  ("neighbour", toward(q, axis(2), 0.71), 1.0),
+                  ("neighbour", toward(q, axis(3), 0.5), 1.0)])
+    keys = [(NS, "mine"), (NS, "neighbour")]
+    s, _f, logged, closest = matched_counts(log, keys, q, 0.7, nearest_floor=0.83 - 0.1)
+    assert list(s) == [1.0, 0.0] and list(logged) == [True, True]
+    assert closest[1] == pytest.approx(0.71)  # still reported
+    s, _f, _l, _c = matched_counts(log, keys, q, 0.7)  # no floor: 0.71 is the same question
+    assert list(s) == [1.0, 1.0]
+
+
 # -- retrieval ------------------------------------------------------------------------------
+
+def test_a_neighbouring_questions_proven_advice_does_not_lead():
+    """"My disk is full" past-asked at 0.83 for the pruning advice; the roll-back advice was
+    proven for a neighbouring question (0.71 from this one): its record is not evidence here,
+    so the advice proven for this question leads (issue #37: proven first off topic)."""
+    q = axis(0)
+    pool = [mem("bad", 0, 1), mem("mine", 1, 0), mem("neighbour", 1, 0)]
+    vecs = np.array([toward(q, axis(1), 0.87), toward(q, axis(2), 0.49),
+                     toward(q, axis(3), 0.59)])
+    asked = toward(q, axis(4), 0.83)
+    log = log_of([("mine", asked, 1.0), ("bad", asked, 0.0),
+                  ("neighbour", toward(q, axis(5), 0.71), 1.0)])
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    assert got.ids[0] == "mine", got.explain()
+    assert next(r for r in got if r.id == "neighbour").served_for is None
+    off = Retriever(pool, vecs, None, config(history_margin=2.0), served=log)
+    assert off.search("q", query_vector=q, now=NOW).ids[0] == "neighbour"  # can fail
+
+
+def test_a_neighbouring_questions_record_does_not_unlock_a_stale_topic():
+    """"When is the return due?": the due date (0.91) is stale; the late-filing advice helped
+    six times for "what if I file late?" (0.73 from this question). That record does not make
+    it the answer: the topic refuses. Advice proven for a question nearer this one than the
+    stale answer is (a past query at 0.87 against a stale memory at 0.6) is served."""
+    q = axis(0)
+    pool = [mem("due", kind="price", days=10), mem("late", 6, 1)]
+    pool += [mem(f"d{i}") for i in range(6)]
+    vecs = np.array([toward(q, axis(1), 0.91), toward(q, axis(2), 0.44)]
+                    + [toward(q, axis(3 + i), 0.05) for i in range(6)])
+    log = log_of([("late", toward(q, axis(12), 0.73), 1.0)] * 6
+                 + [("late", toward(q, axis(12), 0.73), 0.0)])
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    assert got.decision == REFUSE, got.explain()
+    loose = Retriever(pool, vecs, None, config(stand_in_cosine=-1.0), served=log)
+    assert loose.search("q", query_vector=q, now=NOW).ids[0] == "late"  # can fail
+    vecs[0] = toward(q, axis(1), 0.6)
+    log = log_of([("late", toward(q, axis(12), 0.87), 1.0)] * 6)
+    got = Retriever(pool, vecs, None, config(), served=log).search("q", query_vector=q, now=NOW)
+    assert got.ids[0] == "late", got.explain()
+
 
 def advice_pool() -> tuple[list[Memory], np.ndarray, np.ndarray]:
     """A query, failed advice that restates it (0.9) and proven advice in other words (0.3),

@@ -349,6 +349,16 @@ class RetrieveConfig:
     outcome_weight_evidence: float = _opt(0.5, min=0.01, doc=(
         "serve history: score = (1 - w) * similarity + w * expected success, w = n / (n + "
         "this), n the outcomes of uses for the same question (core.served)"))
+    stand_in_margin: float = _opt(0.1, min=0.0, max=2.0, doc=(
+        "gate: where the best candidate is stale or expired, a fresh memory more than this "
+        "cosine below it is on topic only when it speaks of that answer (stand_in_cosine)"))
+    stand_in_cosine: float = _opt(0.68, min=-1.0, max=2.0, doc=(
+        "gate: the cosine with a stale best answer from which a fresh memory stands in for "
+        "it ('moved to Thursday' for 'is on Tuesday'); 2: only within stand_in_margin"))
+    history_margin: float = _opt(0.1, min=0.0, max=2.0, doc=(
+        "serve history: a memory's uses count for the query only when one of its past queries "
+        "comes within this cosine of the closest past query of all the candidates (a memory "
+        "that only served farther questions served a neighbouring one); 2: off"))
     outcome_counts_evidence: float = _opt(0.1, min=0.01, doc=(
         "counters alone: a memory below the namespace's base rate scores at most (1 - w) * "
         "similarity + w * expected success, w = n / (n + this)"))

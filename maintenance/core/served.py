@@ -75,13 +75,28 @@ class ServeLog:
         return self._rows.get(key, np.zeros(0, dtype=np.int64))
 
 
-def matched_counts(log: ServeLog, keys: Sequence[Key], query: Any,
-                   match: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def closest_question(log: ServeLog, keys: Sequence[Key], query: Any) -> float:
+    """The best cosine between ``query`` and a past query that served one of ``keys`` (-1
+    when none has a use in the log): the question in the log most like this one."""
+    rows = [log.rows(key) for key in keys]
+    rows = [r for r in rows if len(r)]
+    if not rows:
+        return -1.0
+    q = np.asarray(query, dtype=np.float64).reshape(-1)
+    norm = float(np.linalg.norm(q))
+    return float((log.vectors[np.concatenate(rows)] @ (q / norm if norm > 0 else q)).max())
+
+
+def matched_counts(log: ServeLog, keys: Sequence[Key], query: Any, match: float,
+                   nearest_floor: float = -np.inf,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per key, the evidence that applies to ``query``: ``(successes, failures, logged,
     closest)``, the successes and failures among its uses whose query is the same question,
     whether it has any use in the log, and its best cosine with ``query`` (-1 without uses).
 
-    A past query is the same question when its cosine with ``query`` is at least ``match``.
+    A past query is the same question when its cosine with ``query`` is at least ``match``
+    and the key's closest past query reaches ``nearest_floor`` (a key whose every question is
+    further from ``query`` than that served a neighbouring question: none of its uses count).
     Outcomes of uses for other questions do not count."""
     n = len(keys)
     s, f = np.zeros(n), np.zeros(n)
@@ -99,6 +114,8 @@ def matched_counts(log: ServeLog, keys: Sequence[Key], query: Any,
         logged[i] = True
         c = cos[rows]
         closest[i] = float(c.max())
+        if closest[i] < nearest_floor:
+            continue
         out, wt = log.outcomes[rows], weight[rows]
         s[i] = float(np.sum(wt[out == 1.0]))
         f[i] = float(np.sum(wt[out == 0.0]))

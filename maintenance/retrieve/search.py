@@ -86,7 +86,6 @@ from memmaint.maintenance.core.errors import InputError
 from memmaint.maintenance.core.freshness import (
     FRESH,
     FRESH_AT,
-    POOL_FLOOR_MIN,
     STALE_BLOCK,
     STALE_WARN,
     freshness,
@@ -95,11 +94,12 @@ from memmaint.maintenance.core.freshness import (
 )
 from memmaint.maintenance.core.outcomes import OutcomeTable, decay_factor
 from memmaint.maintenance.core.records import Memory, to_utc, utcnow
-from memmaint.maintenance.core.served import ServeLog, matched_counts
+from memmaint.maintenance.core.served import ServeLog, closest_question, matched_counts
 from memmaint.maintenance.retrieve.bm25 import BM25
 from memmaint.maintenance.retrieve.reorder import history_first, sink_among_on_topic
 from memmaint.maintenance.retrieve.replacement import Pairs, failed
 from memmaint.maintenance.retrieve.routing import RouteDecision, Router, Routing
+from memmaint.maintenance.retrieve.topic import may_lift, not_standing_in
 
 log = logging.getLogger(__name__)
 
@@ -370,13 +370,16 @@ class Retriever:
         else:
             expected = rate = evidence = np.zeros(len(self._active))
         topical = on_topic(sims, cfg.similarity_floor, cfg.relevance_margin, cfg.relevance_z)
-        liftable = _liftable(sims, cfg.similarity_floor, cfg.relevance_z)
+        barred = self._not_standing_in(sims, idx, vecs, now)
+        topical &= ~barred
+        liftable = may_lift(sims, cfg.similarity_floor, cfg.relevance_z)
         results = [self._score(int(i), float(sims[j]), float(lex[j]), now,
                                float(expected[i]), float(rate[i]), bool(topical[j]),
                                bool(liftable[j]), float(evidence[i]))
                    for j, i in enumerate(idx)]
         if cfg.outcome and self.served is not None and len(self.served):
-            results = self._by_serve_history(results, idx, q, now, rate)
+            results = self._by_serve_history(results, idx, q, now, rate,
+                                             self._nearest_floor(q, idx), barred)
         if self._pairs:
             results = self._in_place(results, idx, q, sims, liftable, expected, rate)
         if cfg.outcome and self.served is not None:
@@ -398,11 +401,12 @@ class Retriever:
         norm = float(np.linalg.norm(q)) or 1.0
         judged = np.zeros(len(gone), dtype=bool)  # retired ones with a matching past query
         if cfg.outcome and self.served is not None and len(self.served) and gone:
-            s, f, _l, _c = matched_counts(self.served, gone, q, self._agents.outcome_query_match)
+            s, f, _l, _c = matched_counts(self.served, gone, q, self._agents.outcome_query_match,
+                                          self._nearest_floor(q, idx))
             judged = (s + f) > 0
         for jg, (base, mid, sim) in self._pairs.handovers(
                 idx, sims, scored, q / norm, cfg.similarity_floor, cfg.relevance_margin,
-                cfg.relevance_z, lambda s: _liftable(s, cfg.similarity_floor,
+                cfg.relevance_z, lambda s: may_lift(s, cfg.similarity_floor,
                                                      cfg.relevance_z), judged).items():
             g, i = results[jg], int(idx[jg])
             score = base + 2.0 * cfg.outcome_band * float(expected[i] - rate[i])
@@ -415,8 +419,33 @@ class Retriever:
                 outcome_bonus=score - g.similarity - g.lexical, in_place_of=(mid, sim))
         return results
 
+    def _not_standing_in(self, sims: np.ndarray, idx: np.ndarray, vecs: np.ndarray,
+                         now: datetime) -> np.ndarray:
+        """The fresh candidates that may not stand in for a stale best answer
+        (:func:`~memmaint.maintenance.retrieve.reorder.not_standing_in`); none without the
+        gate."""
+        cfg = self.retrieve_config
+        if not cfg.gate or not len(idx):
+            return np.zeros(len(idx), dtype=bool)
+
+        def fresh(j: int) -> bool:
+            return verdict(freshness(self._active[int(idx[j])], now, self.ttl_table)) == FRESH
+
+        return not_standing_in(sims, vecs, fresh(int(np.argmax(sims))), fresh,
+                               cfg.stand_in_margin, cfg.stand_in_cosine)
+
+    def _nearest_floor(self, q: np.ndarray, idx: np.ndarray) -> float:
+        """A memory's serve history counts for this query only when one of its past queries
+        comes within ``history_margin`` of the closest past query of all the candidates:
+        where the log holds a question nearer this one, a memory that only served farther
+        ones served a neighbouring question, whose record says nothing here."""
+        assert self.served is not None
+        best = closest_question(self.served, [self._keys[int(i)] for i in idx], q)
+        return best - self.retrieve_config.history_margin
+
     def _by_serve_history(self, results: list[Result], idx: np.ndarray, q: np.ndarray,
-                          now: datetime, rate: np.ndarray) -> list[Result]:
+                          now: datetime, rate: np.ndarray, nearest_floor: float,
+                          barred: np.ndarray) -> list[Result]:
         """Rescore the memories with outcomes in the serve log for queries like ``q`` (step 3
         of the module docstring), in proportion to how many there are; the others keep the
         counters' score (and so their pair and handover, ``served_for`` stays ``None``)."""
@@ -424,13 +453,14 @@ class Retriever:
         cfg, agents = self.retrieve_config, self._agents
         keys = [self._keys[int(i)] for i in idx]
         s, f, _logged, closest = matched_counts(self.served, keys, q,
-                                                agents.outcome_query_match)
+                                                agents.outcome_query_match, nearest_floor)
         matched = (s + f) > 0  # no matching past query with an outcome: the counters decide
         if not matched.any():
             return results
         d = np.array([decay_factor(self._active[int(i)], now, agents.outcome_half_life_days)
                       for i in idx])
         s_raw, f_raw = s, f
+        best = max((r.similarity for r in results), default=1.0)
         s, f = s * d, f * d
         out = []
         for j, r in enumerate(results):
@@ -442,7 +472,10 @@ class Retriever:
             expected = (agents.outcome_prior_strength * r0 + s[j]) / (
                 agents.outcome_prior_strength + n)
             w = n / (n + cfg.outcome_weight_evidence)
-            helped = bool(s[j] > f[j])  # helped for this question before: on topic
+            # helped for this question before: on topic; where it cannot stand in for a
+            # stale best answer, only when the question it helped is nearer this one than
+            # that answer is
+            helped = bool(s[j] > f[j]) and (not barred[j] or closest[j] >= best)
             base = r.similarity + r.lexical
             score = (1.0 - w) * base + w * expected
             if cfg.gate and r.verdict == STALE_WARN:
@@ -533,19 +566,6 @@ class Retriever:
                     + (f"; {loose} fresh ones only loosely related (within the floor "
                        f"{floor:g}, far below the best)" if loose else ""))
         return f"no memory with similarity >= {floor:g}"
-
-
-def _liftable(sims: np.ndarray, floor: float, z: float) -> np.ndarray:
-    """Which candidates outcome may lift: at least ``floor`` and, in pools of
-    ``POOL_FLOOR_MIN`` or more, ``z`` robust deviations above the pool's median cosine
-    (median + z * 1.4826 * MAD, capped at the best): the pool's own spread, which the very
-    candidates a record has to overcome (a failure worded like the query) do not inflate."""
-    keep = sims >= floor
-    if len(sims) >= POOL_FLOOR_MIN:
-        mid = float(np.median(sims))
-        spread = 1.4826 * float(np.median(np.abs(sims - mid)))
-        keep &= sims >= min(float(sims.max()), mid + z * spread)
-    return keep
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
