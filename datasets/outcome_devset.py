@@ -19,7 +19,10 @@ other query. The ``dev`` part (tuning) and the ``validation`` part use *differen
 templates*, not just other seeds; choices are made on ``dev`` only. ``validation`` was run after
 many changes, so it is no longer truly held apart; the ``sealed`` part (photography, car, tax,
 pets, a CI pipeline, a mobile app's support desk; 16 needs and 6 stale-only topics per seed) was
-written before any run, to be run once per mode and never tuned on (docs/evaluation.md).
+written before any run, to be run once per mode and never tuned on (docs/evaluation.md). Once
+``sealed`` had been read, the ``withheld`` part (bicycle repair, home insurance, music
+production, an HR desk; same sizes) was written the same way, in
+:mod:`memmaint.datasets.outcome_withheld`.
 """
 
 from __future__ import annotations
@@ -28,10 +31,11 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from memmaint.datasets import outcome_withheld as withheld
 from memmaint.datasets.outcome_scenarios import Advice, OutcomeScenario
 from memmaint.maintenance.core.records import Memory
 
-PARTS = ("dev", "validation", "sealed")
+PARTS = ("dev", "validation", "sealed", "withheld")
 SEEDS = (0, 1)
 
 # (domain, query, good, bad); {a} and {b} are filled per seed from the domain's slot list.
@@ -220,6 +224,7 @@ _NEEDS: dict[str, list[tuple[str, str, str, str]]] = {
          ("A user resets their {a} password by tapping reset password and following the link "
           "sent to their email.")),
     ],
+    "withheld": withheld.NEEDS,
 }
 
 # How each need was asked before (the serve history behind the advices' outcomes): two
@@ -327,6 +332,7 @@ _ASKED: dict[str, list[tuple[str, str]]] = {
         ("{a} user locked out, no access to the old email",
          "Password reset for a {a} account whose email is gone"),
     ],
+    "withheld": withheld.ASKED,
 }
 
 _SLOTS: dict[str, list[tuple[str, str]]] = {
@@ -344,6 +350,7 @@ _SLOTS: dict[str, list[tuple[str, str]]] = {
     "pets": [("dog", ""), ("cat", "")],
     "ci": [("ledger-service", ""), ("docs-site", "")],
     "appdesk": [("Pocketly", ""), ("Trailmark", "")],
+    **withheld.SLOTS,
 }
 
 # Stale-only topics: (domain, kind, query, stale answer, fresh answer, loosely related note).
@@ -405,6 +412,7 @@ _TOPICS: dict[str, list[tuple[str, str, str, str, str, str]]] = {
          "The premium plan in the {a} app is 6.99 a month after the price change.",
          "Premium users of the {a} app get an ad-free feed."),
     ],
+    "withheld": withheld.TOPICS,
 }
 
 # Histories (successes, failures): good advice is proven, bad advice has failed.
@@ -473,8 +481,8 @@ def _fill(text: str, slot: tuple[str, str]) -> str:
 
 
 def load_devset(part: str) -> DevSet:
-    """The generated scenarios of ``part`` (``dev``, ``validation`` or ``sealed``),
-    deterministic."""
+    """The generated scenarios of ``part`` (``dev``, ``validation``, ``sealed`` or
+    ``withheld``), deterministic."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {PARTS}, got {part!r}")
     scenarios: list[tuple[str, OutcomeScenario]] = []

@@ -50,6 +50,40 @@ def test_the_sealed_part_is_apart_from_dev_and_validation():
     assert all(len(domains) >= 6 for domains in by_ns.values())
 
 
+def test_the_withheld_part_is_apart_from_the_three_others():
+    """``withheld`` (written on 2026-11-29, before any run): four domains of its own, the
+    sealed part's sizes, its own templates, wordings and seeds."""
+    withheld = load_devset("withheld")
+    assert load_devset("withheld") == withheld
+    for other in (load_devset(p) for p in ("dev", "validation", "sealed")):
+        for attr in ("scenarios", "topics"):
+            assert {x.domain for _ns, x in getattr(withheld, attr)}.isdisjoint(
+                {x.domain for _ns, x in getattr(other, attr)})
+        for attr in ("query", "stale", "fresh", "loose"):
+            assert {getattr(t, attr) for _ns, t in withheld.topics}.isdisjoint(
+                {getattr(t, attr) for _ns, t in other.topics})
+        assert {s.query for _ns, s in withheld.scenarios}.isdisjoint(
+            {s.query for _ns, s in other.scenarios})
+        assert {a.text for _ns, s in withheld.scenarios for a in (s.good, s.bad)}.isdisjoint(
+            {a.text for _ns, s in other.scenarios for a in (s.good, s.bad)})
+        assert {u.query for u in withheld.uses}.isdisjoint({u.query for u in other.uses})
+    ids = [s.id for _ns, s in withheld.scenarios] + [t.id for _ns, t in withheld.topics]
+    assert len(ids) == len(set(ids)) == 32 + 12
+    by_ns: dict[str, list[str]] = {}
+    for ns, s in withheld.scenarios:
+        by_ns.setdefault(ns, []).append(s.domain)
+        assert s.good.successes > 0 and s.bad.failures > s.bad.successes
+    assert sorted(by_ns) == ["withheld-0", "withheld-1"]
+    assert all(len(d) == 16 and len(set(d)) == 4 for d in by_ns.values())
+    assert all(sum(ns == n for ns, _t in withheld.topics) == 6 for n in by_ns)
+    # one or two past wordings per need (as many as its uses), neither of them the evaluated query nor any topic's query
+    evaluated = {s.query for _ns, s in withheld.scenarios} | {t.query for _ns, t in
+                                                                withheld.topics}
+    for _ns, s in withheld.scenarios:
+        asked = {u.query for u in withheld.uses if u.memory_id.startswith(f"{s.id}-")}
+        assert 1 <= len(asked) <= 2 and not asked & evaluated
+
+
 def test_stale_topics_have_no_fresh_answer_but_the_control_has():
     for part in PARTS:
         for ns, t in load_devset(part).topics:
