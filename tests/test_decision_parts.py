@@ -1,11 +1,12 @@
 """The hand-written check parts of the decision set (#32): ``fresh`` (informal wordings apart
 from the dev/validation templates) and ``blind`` (a second held-out part, run once before it
 was read), ``sealed`` (a third, committed before any run, to be run once at the end of a
-session), ``unseen`` (a fourth, likewise committed before any run) and ``hidden`` (a fifth,
-written blind and committed before any run). Each builds the same every time, every sentence
-is labelled, no wording means two things, it shares no sentence with the other parts, and the
-CLI runs it (``hidden`` only offered: its one run is kept for the end of a session); scores
-are not asserted (they are check sets, never tuned on)."""
+session), ``unseen`` (a fourth, likewise committed before any run), ``hidden`` (a fifth,
+written blind and committed before any run) and ``withheld`` (a sixth, written blind on
+2026-11-29 and committed before any run). Each builds the same every time, every sentence is
+labelled, no wording means two things, it shares no sentence with the other parts, and the
+CLI runs it (``hidden`` and ``withheld`` only offered: their one run is kept for the end of a
+session); scores are not asserted (they are check sets, never tuned on)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ from memmaint.datasets.decision_fresh import FRESH_HAND
 from memmaint.datasets.decision_hidden import HIDDEN_HAND
 from memmaint.datasets.decision_sealed import SEALED_HAND
 from memmaint.datasets.decision_unseen import UNSEEN_HAND
+from memmaint.datasets.decision_withheld import WITHHELD_HAND
 from memmaint.datasets.decisions import GROUP_TYPES, make_decision_set, norm, split_sentences
 
 PARTS = {"fresh": (FRESH_HAND, 60), "blind": (BLIND_HAND, 55),
          "sealed": (SEALED_HAND, 70), "unseen": (UNSEEN_HAND, 60),
-         "hidden": (HIDDEN_HAND, 65)}
+         "hidden": (HIDDEN_HAND, 65), "withheld": (WITHHELD_HAND, 70)}
+#: Parts the CLI only offers: their one run is kept for the end of a session.
+OFFERED_ONLY = ("hidden", "withheld")
 
 
 @pytest.mark.parametrize("part", sorted(PARTS))
@@ -66,7 +70,7 @@ def test_the_part_shares_no_sentence_with_the_other_parts(part):
         assert not mine & {k for _ns, k in make_decision_set(other).sentences}, other
 
 
-@pytest.mark.parametrize("part", sorted(set(PARTS) - {"hidden"}))
+@pytest.mark.parametrize("part", sorted(set(PARTS) - set(OFFERED_ONLY)))
 def test_cli_runs_the_part(tmp_path, cli, part):
     out = tmp_path / f"{part}.json"
     res = cli("eval", "decisions", "--part", part, "--set", "embedding.model=hashing",
@@ -76,8 +80,38 @@ def test_cli_runs_the_part(tmp_path, cli, part):
     assert sum(v["groups"] for v in result["per_type"].values()) == len(PARTS[part][0])
 
 
-def test_cli_offers_the_hidden_part_without_running_it():
+@pytest.mark.parametrize("name", OFFERED_ONLY)
+def test_cli_offers_the_part_without_running_it(name):
     from memmaint.maintenance.cli.eval import decisions_cmd
 
     part = next(p for p in decisions_cmd.params if p.name == "part")
-    assert "hidden" in part.type.choices
+    assert name in part.type.choices
+
+
+def test_the_withheld_part_has_its_planned_mix():
+    """70 groups: the planned count of each type, unique ids, dates that parse, groups of
+    at least two memories except ``unrelated``, and every update, contradiction and
+    refinement labelled with its own tags."""
+    from datetime import date
+
+    from memmaint.datasets.decisions import YEAR
+
+    counts: dict[str, int] = {}
+    for gtype, rows in WITHHELD_HAND:
+        counts[gtype] = counts.get(gtype, 0) + 1
+        assert (len(rows) == 1) == (gtype == "unrelated"), rows
+        for _text, day, _tags in rows:
+            date(YEAR, int(day[:2]), int(day[3:]))  # parses
+        tags = {t for _text, _day, rt in rows for ts in rt for t in ts}
+        if gtype == "update":
+            assert {"old", "new"} <= tags, rows
+        if gtype == "contradiction":
+            assert {"a", "b"} <= tags and len({d for _t, d, _f in rows}) == 1, rows
+        if gtype == "refinement":
+            assert {"f", "d"} <= tags, rows
+    assert counts == {"duplicate": 14, "refinement": 10, "update": 16, "contradiction": 7,
+                      "distinct_related": 10, "temporal": 7, "unrelated": 6}
+    s = make_decision_set("withheld")
+    assert len(s.groups) == 70
+    assert len({g.id for g in s.groups}) == 70
+    assert len({m.id for m in s.memories}) == len(s.memories)

@@ -240,15 +240,17 @@ def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
 @_common
 @click.option("--part",
               type=click.Choice(["dev", "validation", "fresh", "blind", "sealed", "unseen",
-                                 "hidden"]),
+                                 "hidden", "withheld"]),
               default="dev", show_default=True,
               help="The tuning part (dev), the held-out validation part, the fresh "
                    "hand-written part (informal wordings, read and fixed against since), "
                    "the blind hand-written part (run once, never tuned on), sealed: a third "
                    "held-out hand-written part: run once at the end of a session, never "
                    "tuned on, unseen: a fourth held-out hand-written part: run once at "
-                   "the end of a session, never tuned on, or hidden: a fifth held-out "
-                   "hand-written part: run once at the end of a session, never tuned on.")
+                   "the end of a session, never tuned on, hidden: a fifth held-out "
+                   "hand-written part: run once at the end of a session, never tuned on, or "
+                   "withheld: a sixth held-out hand-written part: run once at the end of a "
+                   "session, never tuned on.")
 @click.option("--pools", type=int, default=None,
               help="Only the first N generated pools (and the hand-written one).")
 @click.option("--failures", type=int, default=0, show_default=True,
