@@ -355,7 +355,7 @@ class RetrieveConfig:
     stand_in_cosine: float = _opt(0.68, min=-1.0, max=2.0, doc=(
         "gate: the cosine with a stale best answer from which a fresh memory stands in for "
         "it ('moved to Thursday' for 'is on Tuesday'); 2: only within stand_in_margin"))
-    history_margin: float = _opt(0.1, min=0.0, max=2.0, doc=(
+    history_margin: float = _opt(0.03, min=0.0, max=2.0, doc=(
         "serve history: a memory's uses count for the query only when one of its past queries "
         "comes within this cosine of the closest past query of all the candidates (a memory "
         "that only served farther questions served a neighbouring one); 2: off"))
