@@ -332,6 +332,21 @@ def test_a_paraphrase_opening_with_another_name_is_another_subject():
                       Clause("Mia took a cab to the airport.", v))
 
 
+def test_a_swapped_modifier_names_another_thing_not_a_paraphrase():
+    """"The living room blinds" and "the bedroom blinds" are two blinds: close vectors and one
+    word each the other lacks, before the same noun (the withheld part: one of them was
+    merged away as a paraphrase); a one-for-one rewording elsewhere is still a paraphrase."""
+    from memmaint.maintenance.agents.consolidate import Clause, paraphrase
+
+    v = np.ones(4, dtype=np.float32) / 2.0
+    assert paraphrase(Clause("The bedroom blinds close at sunset.", v),
+                      Clause("The living room blinds close at sunset.", v)) is None
+    assert paraphrase(Clause("The front door locks at midnight.", v),
+                      Clause("The back door locks at midnight.", v)) is None
+    assert paraphrase(Clause("Mia took a taxi to the airport.", v),
+                      Clause("Mia took a cab to the airport.", v))
+
+
 def test_one_place_under_its_usual_names_is_one_place():
     from memmaint.maintenance.agents.coverage import canonical_forms, coverage
 

@@ -30,3 +30,16 @@ def test_a_path_that_names_the_subject_keeps_two_endpoints_apart():
 def test_far_apart_memories_with_two_paths_are_no_change():
     assert relation(statement("Logs are written to /var/log/app."),
                     statement("Uploads go to /srv/uploads/tmp."), 0.3) is None
+
+
+def test_a_zero_padded_number_names_its_subject():
+    """"Migration 0042 adds ..." and "Migration 0044 adds ...": no count is written with
+    leading zeros, so the two are two migrations, never one migration's changed number; a
+    time, a decimal or a day is no label."""
+    a = statement("Migration 0042 adds an index on orders.created_at.")
+    b = statement("Migration 0044 adds an index on orders.status.")
+    assert ("migration", "0042") in identifiers(a.text)
+    got = relation(a, b, 0.9)
+    assert got is not None and got.kind == "distinct", got
+    for text in ("The standup is at 0930.", "Take 0.5 mg twice a day.", "Due on 05 March."):
+        assert not identifiers(text), text

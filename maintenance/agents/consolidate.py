@@ -64,6 +64,7 @@ from memmaint.maintenance.agents.samefact import (
     is_report,
     same_fact,
     states_same_fact,
+    substitution,
 )
 from memmaint.maintenance.agents.slots import Statement, is_past, relation, statement
 from memmaint.maintenance.agents.updates import RelationFn
@@ -168,6 +169,11 @@ def paraphrase(a: Clause, b: Clause, *, threshold: float = PARAPHRASE_COSINE) ->
     if len(missing) > 1 or (missing and (len(content) < 3
                                          or not _fuzzy_missing(other, content))):
         return None  # a reworded word may differ, a dropped detail may not
+    wa = [u.key for u in ua if u.kind in ("word", "name")][::-1]
+    wb = [u.key for u in ub if u.kind in ("word", "name")][::-1]
+    if substitution(wa, wb) or substitution(wb, wa):
+        return None  # a swapped modifier names another thing ("the bedroom blinds" / "the
+        # living room blinds"): read backwards, one frame with two values
     if relation(statement(a.text), statement(b.text), cos) is not None:
         return None
     return f"paraphrase (cosine {cos:.2f}, same names, numbers, dates and negations)"

@@ -67,6 +67,12 @@ _ID_END = (r"(?=\s*(?:[.,;:!?)](?!\d)|$|(?:is|was|are|were|has|had|have|and|or|i
 _ID = re.compile(r"\b([A-Za-z]+)\s*(?:#|no\.\s*|number\s+)?\s*(\d[\w\-]*(?:\.\d+)*)"
                  + _ID_END + r"|#(\d+)\b|\b([A-Z]{2,})-(\d+)\b")
 
+#: A noun and a zero-padded number of three digits or more ("Migration 0042", "agent 007"):
+#: no count or amount is written with leading zeros, so the number names the thing (a
+#: decimal "0.5", a time "09:30" or "at 0800", a day "05" is not one).
+_PADDED = re.compile(r"\b(?!(?:at|on|in|by|from|to|until|till|since|before|after|around|"
+                     r"about|of|and|or)\b)([A-Za-z]+)\s+(0\d{2,})\b(?![.:/\-]\d)",
+                     re.IGNORECASE)
 _CODE = re.compile(r"\b([A-Za-z]+)\s+(\d+[A-Za-z]\w*)\b")
 _PATH = re.compile(r"(?<![\w/])/[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-{}]+)+")
 
@@ -242,6 +248,8 @@ def identifiers(text: str) -> frozenset[tuple[str, str]]:
             noun = m.group(1).lower()
             if noun in ID_NOUNS or (noun in _LEADING_ID_NOUNS and m.start() in starts):
                 out.add((noun, m.group(2).rstrip(".")))
+    for m in _PADDED.finditer(text):  # "Migration 0042 adds": a zero-padded number labels
+        out.add((m.group(1).lower(), m.group(2)))
     for m in _CODE.finditer(text):  # "Room 7E seats twelve": a code names, it never counts
         if m.group(1).lower() in ID_NOUNS:
             out.add((m.group(1).lower(), m.group(2).upper()))
