@@ -136,3 +136,12 @@ def test_a_failing_clause_embedder_leaves_the_merge_to_the_words(caplog):
 ])
 def test_hedges_and_notes_to_self_open_a_note(text, core):
     assert fact_core(text) == core
+
+
+def test_a_plus_after_one_word_joins_a_noun_phrase_not_two_facts():
+    """"Vegan + gluten-free orders need to be in by Tuesday" is one fact (the demo's merged
+    text read "... Vegan. Gluten-free orders ..."); a plus between two clauses still cuts."""
+    assert [c.text for c in clauses_of(
+        "Vegan + gluten-free orders need to be in by Tuesday.", None)] == [
+        "Vegan + gluten-free orders need to be in by Tuesday."]
+    assert len(clauses_of("Refunds take 5 days + setup fees are not refunded.", None)) == 2

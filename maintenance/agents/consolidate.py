@@ -117,13 +117,25 @@ def _two_predicates(piece: str) -> list[str]:
     return [f"{m['subject']} {m['first']}.", f"{m['subject']} {m['second']}{end}"]
 
 
+def _fragments(sentence: str) -> list[str]:
+    """``sentence`` cut at :data:`_FRAGMENT`, except a plus after a single word: "Vegan +
+    gluten-free orders" joins two words of one noun phrase, not two facts."""
+    out, start = [], 0
+    for m in _FRAGMENT.finditer(sentence):
+        if "+" in m.group(0) and len(sentence[start:m.start()].split()) < 2:
+            continue
+        out.append(sentence[start:m.start()])
+        start = m.end()
+    return out + [sentence[start:]]
+
+
 def clauses_of(text: str, vector: np.ndarray | None) -> list[Clause]:
     """The clauses of ``text``: its sentences, cut again where a note strings facts together
     with a dash or a plus, each without the framing and attribution around its fact
     (:func:`~memmaint.maintenance.agents.provenance.fact_core`; a piece that only says where
     it came from is no clause). A one-clause text gets ``vector``, the clauses of a longer
     one get it as ``near`` (the memory's vector: what a clause says is near it)."""
-    pieces = [c for s in (sentences(text) or [text]) for p in _FRAGMENT.split(s)
+    pieces = [c for s in (sentences(text) or [text]) for p in _fragments(s)
               for c in _two_predicates(p)]
     parts = [fact_core(p) for p in pieces if not says_only_provenance(p)]  # (cached)
     if not parts:
