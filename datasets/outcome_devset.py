@@ -22,7 +22,10 @@ pets, a CI pipeline, a mobile app's support desk; 16 needs and 6 stale-only topi
 written before any run, to be run once per mode and never tuned on (docs/evaluation.md). Once
 ``sealed`` had been read, the ``withheld`` part (bicycle repair, home insurance, music
 production, an HR desk; same sizes) was written the same way, in
-:mod:`memmaint.datasets.outcome_withheld`.
+:mod:`memmaint.datasets.outcome_withheld`. Once ``withheld`` had been read, the ``reserve``
+part (a school's parent portal, a phone carrier's support desk, a woodworking workshop, an
+online shop's seller support; same sizes) was written before any run of its own, in
+:mod:`memmaint.datasets.outcome_reserve`.
 """
 
 from __future__ import annotations
@@ -31,11 +34,12 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from memmaint.datasets import outcome_reserve as reserve
 from memmaint.datasets import outcome_withheld as withheld
 from memmaint.datasets.outcome_scenarios import Advice, OutcomeScenario
 from memmaint.maintenance.core.records import Memory
 
-PARTS = ("dev", "validation", "sealed", "withheld")
+PARTS = ("dev", "validation", "sealed", "withheld", "reserve")
 SEEDS = (0, 1)
 
 # (domain, query, good, bad); {a} and {b} are filled per seed from the domain's slot list.
@@ -225,6 +229,7 @@ _NEEDS: dict[str, list[tuple[str, str, str, str]]] = {
           "sent to their email.")),
     ],
     "withheld": withheld.NEEDS,
+    "reserve": reserve.NEEDS,
 }
 
 # How each need was asked before (the serve history behind the advices' outcomes): two
@@ -333,6 +338,7 @@ _ASKED: dict[str, list[tuple[str, str]]] = {
          "Password reset for a {a} account whose email is gone"),
     ],
     "withheld": withheld.ASKED,
+    "reserve": reserve.ASKED,
 }
 
 _SLOTS: dict[str, list[tuple[str, str]]] = {
@@ -351,6 +357,7 @@ _SLOTS: dict[str, list[tuple[str, str]]] = {
     "ci": [("ledger-service", ""), ("docs-site", "")],
     "appdesk": [("Pocketly", ""), ("Trailmark", "")],
     **withheld.SLOTS,
+    **reserve.SLOTS,
 }
 
 # Stale-only topics: (domain, kind, query, stale answer, fresh answer, loosely related note).
@@ -413,6 +420,7 @@ _TOPICS: dict[str, list[tuple[str, str, str, str, str, str]]] = {
          "Premium users of the {a} app get an ad-free feed."),
     ],
     "withheld": withheld.TOPICS,
+    "reserve": reserve.TOPICS,
 }
 
 # Histories (successes, failures): good advice is proven, bad advice has failed.
@@ -481,8 +489,8 @@ def _fill(text: str, slot: tuple[str, str]) -> str:
 
 
 def load_devset(part: str) -> DevSet:
-    """The generated scenarios of ``part`` (``dev``, ``validation``, ``sealed`` or
-    ``withheld``), deterministic."""
+    """The generated scenarios of ``part`` (``dev``, ``validation``, ``sealed``, ``withheld``
+    or ``reserve``), deterministic."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {PARTS}, got {part!r}")
     scenarios: list[tuple[str, OutcomeScenario]] = []

@@ -84,6 +84,43 @@ def test_the_withheld_part_is_apart_from_the_three_others():
         assert 1 <= len(asked) <= 2 and not asked & evaluated
 
 
+
+def test_the_reserve_part_is_apart_from_the_four_others():
+    """``reserve`` (written on 2026-11-29, before any run): four domains of its own, the
+    withheld part's sizes, its own templates, wordings and seeds."""
+    reserve = load_devset("reserve")
+    assert load_devset("reserve") == reserve
+    for other in (load_devset(p) for p in ("dev", "validation", "sealed", "withheld")):
+        for attr in ("scenarios", "topics"):
+            assert {x.domain for _ns, x in getattr(reserve, attr)}.isdisjoint(
+                {x.domain for _ns, x in getattr(other, attr)})
+        for attr in ("query", "stale", "fresh", "loose"):
+            assert {getattr(t, attr) for _ns, t in reserve.topics}.isdisjoint(
+                {getattr(t, attr) for _ns, t in other.topics})
+        assert {s.query for _ns, s in reserve.scenarios}.isdisjoint(
+            {s.query for _ns, s in other.scenarios})
+        assert {a.text for _ns, s in reserve.scenarios for a in (s.good, s.bad)}.isdisjoint(
+            {a.text for _ns, s in other.scenarios for a in (s.good, s.bad)})
+        assert {u.query for u in reserve.uses}.isdisjoint({u.query for u in other.uses})
+        assert {u.namespace for u in reserve.uses}.isdisjoint({u.namespace for u in other.uses})
+    ids = [s.id for _ns, s in reserve.scenarios] + [t.id for _ns, t in reserve.topics]
+    assert len(ids) == len(set(ids)) == 32 + 12
+    by_ns: dict[str, list[str]] = {}
+    for ns, s in reserve.scenarios:
+        by_ns.setdefault(ns, []).append(s.domain)
+        assert s.good.successes > 0 and s.bad.failures > s.bad.successes
+    assert sorted(by_ns) == ["reserve-0", "reserve-1"]
+    assert all(len(d) == 16 and len(set(d)) == 4 and all(d.count(x) == 4 for x in d)
+               for d in by_ns.values())
+    assert all(sum(ns == n for ns, _t in reserve.topics) == 6 for n in by_ns)
+    assert {t.kind for _ns, t in reserve.topics} == {"price", "schedule", "availability"}
+    # one or two past wordings per need, neither the evaluated query nor any topic's query
+    evaluated = {s.query for _ns, s in reserve.scenarios} | {t.query for _ns, t in
+                                                               reserve.topics}
+    for _ns, s in reserve.scenarios:
+        asked = {u.query for u in reserve.uses if u.memory_id.startswith(f"{s.id}-")}
+        assert 1 <= len(asked) <= 2 and not asked & evaluated
+
 def test_stale_topics_have_no_fresh_answer_but_the_control_has():
     for part in PARTS:
         for ns, t in load_devset(part).topics:

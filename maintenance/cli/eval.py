@@ -199,25 +199,29 @@ def scenarios_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
 @eval_group.command("outcomes")
 @_common
 @click.option("--part",
-              type=click.Choice(["written", "dev", "validation", "sealed", "withheld"]),
+              type=click.Choice(["written", "dev", "validation", "sealed", "withheld",
+                                 "reserve"]),
               default="written", show_default=True,
               help="written: the 30 written pairs; dev: the generated tuning part; "
                    "validation: the generated held-apart part (other domains and templates); "
                    "sealed: a second held-apart part, written before any run, never tuned on; "
-                   "withheld: a third, written after sealed was read, before any run of its own.")
+                   "withheld: a third, written after sealed was read, before any run of its own; "
+                   "reserve: a fourth, written after withheld was read, before any run of its "
+                   "own.")
 @click.option("--history/--counters-only", default=True, show_default=True,
-              help="dev/validation/sealed/withheld: give retrieval the serve history behind "
-                   "the counters (which query served each advice) or the counters alone.")
+              help="dev/validation/sealed/withheld/reserve: give retrieval the serve history "
+                   "behind the counters (which query served each advice) or the counters "
+                   "alone.")
 @click.option("--stress", is_flag=True,
-              help="dev/validation/sealed/withheld: retrieval with counters alone in harder "
-                   "arrangements of the part (one shared namespace, needs without proven "
-                   "advice).")
+              help="dev/validation/sealed/withheld/reserve: retrieval with counters alone in "
+                   "harder arrangements of the part (one shared namespace, needs without "
+                   "proven advice).")
 def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
                  overrides: tuple[str, ...], json_path: str | None, data_dir: str | None,
                  cache_path: str | None, part: str, history: bool, stress: bool) -> None:
     """Adversarial advice: good advice with successes against closer advice that failed;
-    with --part dev|validation|sealed|withheld also off-topic proven memories and stale-only
-    topics."""
+    with --part dev|validation|sealed|withheld|reserve also off-topic proven memories and
+    stale-only topics."""
     from memmaint.maintenance.evaluation.outcomes import run_outcome_devset, run_outcomes
 
     configs = _configs(("default", Config()), config_paths, grid, overrides)
@@ -225,7 +229,7 @@ def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
         from memmaint.maintenance.evaluation.outcome_stress import run_outcome_stress
 
         if part == "written":
-            raise UserError("--stress needs --part dev, validation, sealed or withheld")
+            raise UserError("--stress needs --part dev, validation, sealed, withheld or reserve")
         with EvalCache(cache_path) as cache:
             click.echo(run_outcome_stress(configs, cache, part))
         return
