@@ -99,7 +99,7 @@ from memmaint.maintenance.retrieve.bm25 import BM25
 from memmaint.maintenance.retrieve.reorder import history_first, sink_among_on_topic
 from memmaint.maintenance.retrieve.replacement import Pairs, failed
 from memmaint.maintenance.retrieve.routing import RouteDecision, Router, Routing
-from memmaint.maintenance.retrieve.topic import may_lift, not_standing_in
+from memmaint.maintenance.retrieve.topic import StandIn, may_lift, stand_in_test
 
 log = logging.getLogger(__name__)
 
@@ -370,8 +370,9 @@ class Retriever:
         else:
             expected = rate = evidence = np.zeros(len(self._active))
         topical = on_topic(sims, cfg.similarity_floor, cfg.relevance_margin, cfg.relevance_z)
-        barred = self._not_standing_in(sims, idx, vecs, now)
-        topical &= ~barred
+        stand_in = self._stand_in(sims, idx, vecs, now)
+        for j in np.flatnonzero(topical):
+            topical[j] = not stand_in.barred(int(j))
         liftable = may_lift(sims, cfg.similarity_floor, cfg.relevance_z)
         results = [self._score(int(i), float(sims[j]), float(lex[j]), now,
                                float(expected[i]), float(rate[i]), bool(topical[j]),
@@ -379,7 +380,7 @@ class Retriever:
                    for j, i in enumerate(idx)]
         if cfg.outcome and self.served is not None and len(self.served):
             results = self._by_serve_history(results, idx, q, now, rate,
-                                             self._nearest_floor(q, idx), barred)
+                                             self._nearest_floor(q, idx), stand_in)
         if self._pairs:
             results = self._in_place(results, idx, q, sims, liftable, expected, rate)
         if cfg.outcome and self.served is not None:
@@ -419,20 +420,17 @@ class Retriever:
                 outcome_bonus=score - g.similarity - g.lexical, in_place_of=(mid, sim))
         return results
 
-    def _not_standing_in(self, sims: np.ndarray, idx: np.ndarray, vecs: np.ndarray,
-                         now: datetime) -> np.ndarray:
-        """The fresh candidates that may not stand in for a stale best answer
-        (:func:`~memmaint.maintenance.retrieve.reorder.not_standing_in`); none without the
-        gate."""
+    def _stand_in(self, sims: np.ndarray, idx: np.ndarray, vecs: np.ndarray,
+                  now: datetime) -> StandIn:
+        """Which fresh candidates may not stand in for a stale best answer
+        (:class:`~memmaint.maintenance.retrieve.topic.StandIn`; none without the gate)."""
         cfg = self.retrieve_config
-        if not cfg.gate or not len(idx):
-            return np.zeros(len(idx), dtype=bool)
 
         def fresh(j: int) -> bool:
             return verdict(freshness(self._active[int(idx[j])], now, self.ttl_table)) == FRESH
 
-        return not_standing_in(sims, vecs, fresh(int(np.argmax(sims))), fresh,
-                               cfg.stand_in_margin, cfg.stand_in_cosine)
+        return stand_in_test(sims, vecs, (lambda j: True) if not cfg.gate else fresh,
+                             cfg.stand_in_margin, cfg.stand_in_cosine)
 
     def _nearest_floor(self, q: np.ndarray, idx: np.ndarray) -> float:
         """A memory's serve history counts for this query only when one of its past queries
@@ -445,7 +443,7 @@ class Retriever:
 
     def _by_serve_history(self, results: list[Result], idx: np.ndarray, q: np.ndarray,
                           now: datetime, rate: np.ndarray, nearest_floor: float,
-                          barred: np.ndarray) -> list[Result]:
+                          stand_in: StandIn) -> list[Result]:
         """Rescore the memories with outcomes in the serve log for queries like ``q`` (step 3
         of the module docstring), in proportion to how many there are; the others keep the
         counters' score (and so their pair and handover, ``served_for`` stays ``None``)."""
@@ -475,7 +473,7 @@ class Retriever:
             # helped for this question before: on topic; where it cannot stand in for a
             # stale best answer, only when the question it helped is nearer this one than
             # that answer is
-            helped = bool(s[j] > f[j]) and (not barred[j] or closest[j] >= best)
+            helped = bool(s[j] > f[j]) and (closest[j] >= best or not stand_in.barred(j))
             base = r.similarity + r.lexical
             score = (1.0 - w) * base + w * expected
             if cfg.gate and r.verdict == STALE_WARN:

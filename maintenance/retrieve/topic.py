@@ -7,6 +7,7 @@ answer. The gate's own test, relative to the best candidate, is
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,24 +28,39 @@ def may_lift(sims: np.ndarray, floor: float, z: float) -> np.ndarray:
 
 
 
-def not_standing_in(sims: np.ndarray, vectors: np.ndarray, best_fresh: bool,
-                    fresh: Callable[[int], bool], margin: float, cosine: float) -> np.ndarray:
+@dataclass(frozen=True)
+class StandIn:
     """Which candidates may not stand in for a stale best answer (issue #37): where the
-    query's best candidate is not ``FRESH`` (the topic's answer is stale or expired), a fresh
-    memory farther than ``margin`` below it answers the query only when it speaks of what
-    that answer says (cosine >= ``cosine`` with it: "the window moved to Thursday" for "the
-    window is Tuesday"), not when it merely shares the topic ("the team writes a postmortem
-    after every incident") or is another need's proven advice. ``fresh(j)`` tells whether
-    candidate ``j`` is ``FRESH``; only candidates under the margin are asked. All ``False``
-    when the best candidate is fresh."""
-    barred = np.zeros(len(sims), dtype=bool)
-    if best_fresh or not len(sims):
-        return barred
-    top = int(np.argmax(sims))
-    for j in np.flatnonzero(sims < float(sims[top]) - margin):
-        if fresh(int(j)) and float(vectors[j] @ vectors[top]) < cosine:
-            barred[j] = True
-    return barred
+    query's best candidate (``top``) is not ``FRESH`` (the topic's answer is stale or
+    expired), a fresh memory farther than ``margin`` below it answers the query only when it
+    speaks of what that answer says (cosine >= ``cosine`` with it: "the window moved to
+    Thursday" for "the window is Tuesday"), not when it merely shares the topic ("the team
+    writes a postmortem after every incident") or is another need's proven advice.
+    ``top`` is ``None`` when the best candidate is fresh (nothing is barred). Asked per
+    candidate, so a large pool pays only for the candidates it asks about."""
+
+    sims: np.ndarray
+    vectors: np.ndarray
+    top: int | None
+    fresh: Callable[[int], bool]
+    margin: float
+    cosine: float
+
+    def barred(self, j: int) -> bool:
+        """Whether candidate ``j`` may not stand in for the stale best answer."""
+        if self.top is None or self.sims[j] >= float(self.sims[self.top]) - self.margin:
+            return False
+        return self.fresh(j) and float(self.vectors[j] @ self.vectors[self.top]) < self.cosine
 
 
-__all__ = ["may_lift", "not_standing_in"]
+def stand_in_test(sims: np.ndarray, vectors: np.ndarray, fresh: Callable[[int], bool],
+                  margin: float, cosine: float) -> StandIn:
+    """The :class:`StandIn` test of one query's candidates (``fresh(j)``: whether candidate
+    ``j`` is ``FRESH``)."""
+    top = int(np.argmax(sims)) if len(sims) else None
+    if top is not None and fresh(top):
+        top = None
+    return StandIn(sims, vectors, top, fresh, margin, cosine)
+
+
+__all__ = ["StandIn", "may_lift", "stand_in_test"]
