@@ -473,7 +473,7 @@ class Retriever:
             # helped for this question before: on topic; where it cannot stand in for a
             # stale best answer, only when the question it helped is nearer this one than
             # that answer is
-            helped = bool(s[j] > f[j]) and (closest[j] >= best or not stand_in.barred(j))
+            helped = bool(s[j] > f[j] and (closest[j] >= best or not stand_in.barred(j)))
             base = r.similarity + r.lexical
             score = (1.0 - w) * base + w * expected
             if cfg.gate and r.verdict == STALE_WARN:
