@@ -691,3 +691,16 @@ def test_a_code_a_colour_and_which_of_an_owners_things_are_read():
                      statement("The user's evening train is the 18:10."), 0.85)
     assert found is not None and found.kind == "distinct"
     assert statement("Maya's usual coffee is a latte.").subject_kind == frozenset()
+
+
+def test_a_now_in_other_words_opening_the_sentence_is_an_update_word():
+    """"These days Seraphina's favourite band is Idles" (canonically "now ...") is read from
+    its subject, and says its value is the current one: an update of "Seraphina's favourite
+    band is Portishead" (the hidden part: both stayed active)."""
+    old = statement("Seraphina's favourite band is Portishead.")
+    for opener in ("These days", "Nowadays", "Currently,", "At the moment"):
+        new = statement(f"{opener} Seraphina's favourite band is Idles.")
+        assert new.update_word and new.holder == old.holder, opener
+        got = relation(old, new, 0.8)
+        assert got is not None and got.kind == "change", (opener, got)
+

@@ -80,6 +80,19 @@ def without_openers(text: str) -> str:
     return out if out.strip() else text
 
 
+#: A sentence opened by "now" in other words ("These days", "Nowadays", "Currently,").
+_NOW_OPENER = re.compile(r"^\s*(?:now|these days|nowadays|currently|at the moment|at present)"
+                         r"\s*,?\s+(?=\S)", re.IGNORECASE)
+
+
+def without_now(text: str) -> tuple[str, bool]:
+    """``text`` without a "now" that opens it, and whether one did ("These days Seraphina's
+    favourite band is Idles": the statement starts at its subject, and says its value is the
+    current one)."""
+    m = _NOW_OPENER.match(text)
+    return (text[m.end():], True) if m else (text, False)
+
+
 #: "User mentioned that ...", "Oskar said ...": who said it, then what was said.
 _REPORTED = re.compile(r"^\s*((?:the )?user|(?-i:[A-Z][a-z]+|[A-Z]{2,}))\s+(?:said|says|mentioned|mentions|"
                        r"noted|notes|explained|explains|told (?:me|us|the \w+))\s+(?:that\s+)?"

@@ -42,7 +42,7 @@ from memmaint.maintenance.agents.coverage import (
     stem,
     units,
 )
-from memmaint.maintenance.agents.provenance import reported_fact, without_openers
+from memmaint.maintenance.agents.provenance import reported_fact, without_now, without_openers
 from memmaint.maintenance.agents.statuses import status_change
 from memmaint.maintenance.agents.transitions import transition
 
@@ -297,8 +297,8 @@ def _names(token: str) -> list[str]:
 def statement(text: str) -> Statement:
     """The :class:`Statement` of one memory text (read without the framing that opens a note:
     :func:`~memmaint.maintenance.agents.provenance.without_openers`)."""
-    toks = _TOKEN.findall(canonical_forms(reported_fact(without_openers(text))).replace(
-        "’", "'"))
+    core, opened_now = without_now(reported_fact(without_openers(text)))
+    toks = _TOKEN.findall(canonical_forms(core).replace("’", "'"))
     holder = ""
     slots: set[tuple[str, str, str]] = set()
     names: set[str] = set()
@@ -390,7 +390,8 @@ def statement(text: str) -> Statement:
                      holder=holder, slots=frozenset(slots), names=frozenset(names),
                      subject_names=frozenset(subject_names if verb_found else ()),
                      switched_from=frozenset(switched),
-                     update_word=bool(words & UPDATE_WORDS) or bool(_NEW_VALUE.search(text)),
+                     update_word=bool(words & UPDATE_WORDS or opened_now
+                                      or _NEW_VALUE.search(text)),
                      past=is_past(text), verb=verb, subject_mods=mods, subject_kind=kinds)
 
 
