@@ -43,3 +43,14 @@ def test_a_zero_padded_number_names_its_subject():
     assert got is not None and got.kind == "distinct", got
     for text in ("The standup is at 0930.", "Take 0.5 mg twice a day.", "Due on 05 March."):
         assert not identifiers(text), text
+
+
+def test_a_version_with_a_trailing_zero_is_not_the_shorter_number():
+    """"Python 3.10" and "Python 3.1" are two versions (read as one number, 3.10 became 3.1)."""
+    from memmaint.maintenance.agents.conflicts import extract
+
+    assert extract("The service runs on Python 3.10.").values["number"] == {"3.10"}
+    assert extract("The service runs on Python 3.1.").values["number"] == {"3.1"}
+    got = relation(statement("The service runs on Python 3.1."),
+                   statement("The service runs on Python 3.10 now."), 0.95)
+    assert got is not None and got.kind == "change", got

@@ -168,7 +168,9 @@ def extract(text: str) -> Facts:
     for m in _FREQUENCY.finditer(low):
         add("frequency", _period(m), m)
     for m in _NUMBER.finditer(low):
-        add("number", _num(m.group(1)), m)
+        raw = m.group(1)
+        # "3.10" is not "3.1": two decimals ending in 0 are a version's parts as written
+        add("number", raw if re.fullmatch(r"\d+\.\d+0", raw) else _num(raw), m)
     for m in _NUMBER_WORD.finditer(low):  # "ten" / "10"; not "one" ("one of", "the one")
         add("number", _NUMBER_WORDS[m.group(1)], m)
 
