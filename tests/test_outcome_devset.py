@@ -50,76 +50,46 @@ def test_the_sealed_part_is_apart_from_dev_and_validation():
     assert all(len(domains) >= 6 for domains in by_ns.values())
 
 
-def test_the_withheld_part_is_apart_from_the_three_others():
-    """``withheld`` (written on 2026-11-29, before any run): four domains of its own, the
-    sealed part's sizes, its own templates, wordings and seeds."""
-    withheld = load_devset("withheld")
-    assert load_devset("withheld") == withheld
-    for other in (load_devset(p) for p in ("dev", "validation", "sealed")):
+@pytest.mark.parametrize(("part", "earlier"), [
+    ("withheld", ("dev", "validation", "sealed")),
+    ("reserve", ("dev", "validation", "sealed", "withheld")),
+])
+def test_a_later_part_is_apart_from_the_earlier_ones(part, earlier):
+    """``withheld`` and ``reserve`` (both written on 2026-11-29, each before its first run):
+    four domains of their own, four needs each, the sealed part's sizes, their own
+    templates, wordings, namespaces and seeds."""
+    late = load_devset(part)
+    assert load_devset(part) == late
+    for other in (load_devset(p) for p in earlier):
         for attr in ("scenarios", "topics"):
-            assert {x.domain for _ns, x in getattr(withheld, attr)}.isdisjoint(
+            assert {x.domain for _ns, x in getattr(late, attr)}.isdisjoint(
                 {x.domain for _ns, x in getattr(other, attr)})
         for attr in ("query", "stale", "fresh", "loose"):
-            assert {getattr(t, attr) for _ns, t in withheld.topics}.isdisjoint(
+            assert {getattr(t, attr) for _ns, t in late.topics}.isdisjoint(
                 {getattr(t, attr) for _ns, t in other.topics})
-        assert {s.query for _ns, s in withheld.scenarios}.isdisjoint(
+        assert {s.query for _ns, s in late.scenarios}.isdisjoint(
             {s.query for _ns, s in other.scenarios})
-        assert {a.text for _ns, s in withheld.scenarios for a in (s.good, s.bad)}.isdisjoint(
+        assert {a.text for _ns, s in late.scenarios for a in (s.good, s.bad)}.isdisjoint(
             {a.text for _ns, s in other.scenarios for a in (s.good, s.bad)})
-        assert {u.query for u in withheld.uses}.isdisjoint({u.query for u in other.uses})
-    ids = [s.id for _ns, s in withheld.scenarios] + [t.id for _ns, t in withheld.topics]
+        assert {u.query for u in late.uses}.isdisjoint({u.query for u in other.uses})
+        assert {u.namespace for u in late.uses}.isdisjoint({u.namespace for u in other.uses})
+    ids = [s.id for _ns, s in late.scenarios] + [t.id for _ns, t in late.topics]
     assert len(ids) == len(set(ids)) == 32 + 12
     by_ns: dict[str, list[str]] = {}
-    for ns, s in withheld.scenarios:
+    for ns, s in late.scenarios:
         by_ns.setdefault(ns, []).append(s.domain)
         assert s.good.successes > 0 and s.bad.failures > s.bad.successes
-    assert sorted(by_ns) == ["withheld-0", "withheld-1"]
-    assert all(len(d) == 16 and len(set(d)) == 4 for d in by_ns.values())
-    assert all(sum(ns == n for ns, _t in withheld.topics) == 6 for n in by_ns)
-    # one or two past wordings per need (as many as its uses), neither of them the evaluated query nor any topic's query
-    evaluated = {s.query for _ns, s in withheld.scenarios} | {t.query for _ns, t in
-                                                                withheld.topics}
-    for _ns, s in withheld.scenarios:
-        asked = {u.query for u in withheld.uses if u.memory_id.startswith(f"{s.id}-")}
-        assert 1 <= len(asked) <= 2 and not asked & evaluated
-
-
-
-def test_the_reserve_part_is_apart_from_the_four_others():
-    """``reserve`` (written on 2026-11-29, before any run): four domains of its own, the
-    withheld part's sizes, its own templates, wordings and seeds."""
-    reserve = load_devset("reserve")
-    assert load_devset("reserve") == reserve
-    for other in (load_devset(p) for p in ("dev", "validation", "sealed", "withheld")):
-        for attr in ("scenarios", "topics"):
-            assert {x.domain for _ns, x in getattr(reserve, attr)}.isdisjoint(
-                {x.domain for _ns, x in getattr(other, attr)})
-        for attr in ("query", "stale", "fresh", "loose"):
-            assert {getattr(t, attr) for _ns, t in reserve.topics}.isdisjoint(
-                {getattr(t, attr) for _ns, t in other.topics})
-        assert {s.query for _ns, s in reserve.scenarios}.isdisjoint(
-            {s.query for _ns, s in other.scenarios})
-        assert {a.text for _ns, s in reserve.scenarios for a in (s.good, s.bad)}.isdisjoint(
-            {a.text for _ns, s in other.scenarios for a in (s.good, s.bad)})
-        assert {u.query for u in reserve.uses}.isdisjoint({u.query for u in other.uses})
-        assert {u.namespace for u in reserve.uses}.isdisjoint({u.namespace for u in other.uses})
-    ids = [s.id for _ns, s in reserve.scenarios] + [t.id for _ns, t in reserve.topics]
-    assert len(ids) == len(set(ids)) == 32 + 12
-    by_ns: dict[str, list[str]] = {}
-    for ns, s in reserve.scenarios:
-        by_ns.setdefault(ns, []).append(s.domain)
-        assert s.good.successes > 0 and s.bad.failures > s.bad.successes
-    assert sorted(by_ns) == ["reserve-0", "reserve-1"]
+    assert sorted(by_ns) == [f"{part}-0", f"{part}-1"]
     assert all(len(d) == 16 and len(set(d)) == 4 and all(d.count(x) == 4 for x in d)
                for d in by_ns.values())
-    assert all(sum(ns == n for ns, _t in reserve.topics) == 6 for n in by_ns)
-    assert {t.kind for _ns, t in reserve.topics} == {"price", "schedule", "availability"}
+    assert all(sum(ns == n for ns, _t in late.topics) == 6 for n in by_ns)
+    assert {t.kind for _ns, t in late.topics} == {"price", "schedule", "availability"}
     # one or two past wordings per need, neither the evaluated query nor any topic's query
-    evaluated = {s.query for _ns, s in reserve.scenarios} | {t.query for _ns, t in
-                                                               reserve.topics}
-    for _ns, s in reserve.scenarios:
-        asked = {u.query for u in reserve.uses if u.memory_id.startswith(f"{s.id}-")}
+    evaluated = {s.query for _ns, s in late.scenarios} | {t.query for _ns, t in late.topics}
+    for _ns, s in late.scenarios:
+        asked = {u.query for u in late.uses if u.memory_id.startswith(f"{s.id}-")}
         assert 1 <= len(asked) <= 2 and not asked & evaluated
+
 
 def test_stale_topics_have_no_fresh_answer_but_the_control_has():
     for part in PARTS:
