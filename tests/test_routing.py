@@ -407,3 +407,24 @@ def test_nightly_runs_keep_routing_tables_for_the_two_newest_runs_only(tmp_path)
         assert latest_routing(store).get("ns").run_id == ids[-1]
         shadow_tables = reports[ids[0]]["shadow"]["routing"]["namespaces"]
         assert shadow_tables and all("centroids" not in t for t in shadow_tables.values())
+
+
+def test_centroids_in_one_pass_equal_the_per_cluster_means_bit_for_bit():
+    """``cluster_centroids`` groups the pool once (a scan per cluster was quadratic: 11 s for
+    20,000 clusters of 200k rows); every mean is summed as before, so the tables do not move."""
+    from collections import Counter
+
+    from memmaint.maintenance.retrieve.routing import _group_means, _top_terms, unit_rows
+
+    rng = np.random.default_rng(7)
+    for n, k in ((300, 5), (4000, 900), (2000, 1500)):
+        x = unit_rows(rng.standard_normal((n, 24)))
+        lab = rng.integers(-1, k, n)
+        counts = Counter(int(v) for v in lab if v >= 0)
+        keep = sorted(c for c, m in counts.items() if m >= 2)
+        ref = np.stack([x[lab == c].mean(axis=0) for c in keep])
+        assert np.array_equal(_group_means(x, lab, keep), ref)
+    texts = ["beta alpha gamma", "alpha beta", "gamma gamma delta", "delta alpha"]
+    counts = Counter(t for text in texts for t in set(text.split()))
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    assert _top_terms(texts, 3) == tuple(t for t, _c in ranked[:3])

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import heapq
+import itertools
 import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -80,8 +82,20 @@ def cluster_centroids(vectors: Any, labels: Sequence[int] | np.ndarray,
     keep = sorted(c for c, n in counts.items() if n >= 2)
     if not keep:
         return np.zeros(0, dtype=np.int64), np.zeros((0, x.shape[1]))
-    cents = np.stack([x[lab == c].mean(axis=0) for c in keep])
-    return np.asarray(keep, dtype=np.int64), unit_rows(cents)
+    return np.asarray(keep, dtype=np.int64), unit_rows(_group_means(x, lab, keep))
+
+
+def _group_means(x: np.ndarray, lab: np.ndarray, keep: Sequence[int]) -> np.ndarray:
+    """The mean row of each label of ``keep`` (sorted), summed in row order as
+    ``x[lab == c].mean(axis=0)`` sums them, in one pass over the pool instead of one per
+    label (quadratic: 11 s for 20,000 clusters of a 200k pool)."""
+    rows = np.flatnonzero(np.isin(lab, np.asarray(keep, dtype=np.int64)))
+    rows = rows[np.argsort(lab[rows], kind="stable")]  # by label, row order kept within one
+    bounds = np.r_[np.flatnonzero(np.r_[True, np.diff(lab[rows]) != 0]), len(rows)]
+    grouped = x[rows]
+    # each label's rows as one contiguous block, its mean taken as before (same sums, bit
+    # for bit), so only the per-label scan of the whole pool is gone
+    return np.stack([grouped[a:b].mean(axis=0) for a, b in itertools.pairwise(bounds)])
 
 
 def route(query_vec: Any, centroids: Any, m: int = 2, margin: float = 0.05) -> np.ndarray:
@@ -260,7 +274,9 @@ def _top_terms(texts: Iterable[str], n: int) -> tuple[str, ...]:
     counts: Counter[str] = Counter()
     for text in texts:
         counts.update({t for t in tokenize(text) if not t.isdigit() and len(t) > 1})
-    return tuple(t for t, _c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n])
+    # the n first by (-count, term), a total order: what sorting every term and cutting gives
+    return tuple(t for t, _c in heapq.nsmallest(n, counts.items(),
+                                                key=lambda kv: (-kv[1], kv[0])))
 
 
 def _survivors(memories: Sequence[Any], plan: Any) -> tuple[dict[str, int], dict[str, str]]:
@@ -353,7 +369,7 @@ def _namespace_table(ns: str, mems: list[Any], lab: np.ndarray, x: np.ndarray,
     # a cluster that kept a single survivor still routes to it
     singles = sorted({int(v) for v in s_lab if v >= 0} - set(cl.tolist()))
     if singles:
-        extra = unit_rows(np.stack([x[s_rows[s_lab == c]].mean(axis=0) for c in singles]))
+        extra = unit_rows(_group_means(x[s_rows], s_lab, singles))
         cl = np.concatenate([cl, np.asarray(singles, dtype=np.int64)])
         cents = np.vstack([cents, extra]) if len(cents) else extra
         order = np.argsort(cl, kind="stable")
