@@ -1,8 +1,9 @@
 """The routing tables' centroids: one pass over the pool against a scan per cluster (#38).
 
 A night rebuilds the routing tables over the whole namespace; their centroids were the mean
-of ``x[labels == c]`` for every cluster ``c``, one scan of the pool each (quadratic: the 1M
-night's plan stage spent about 4 minutes in routing). ``routing._group_means`` groups the
+of ``x[labels == c]`` for every cluster ``c``, one scan of the pool each (quadratic in rows
+and clusters; a second 1M night measured no shorter with the fix, so its routing time lies
+elsewhere: docs/benchmarks.md). ``routing._group_means`` groups the
 rows once and takes each mean as before. This prints both timings side by side in one
 process on the same synthetic unit rows, their ratio, and whether the centroids are equal
 bit for bit (they must be).
