@@ -378,11 +378,12 @@ class Retriever:
                                float(expected[i]), float(rate[i]), bool(topical[j]),
                                bool(liftable[j]), float(evidence[i]))
                    for j, i in enumerate(idx)]
-        if cfg.outcome and self.served is not None and len(self.served):
-            results = self._by_serve_history(results, idx, q, now, rate,
-                                             self._nearest_floor(q, idx), stand_in)
+        history = cfg.outcome and self.served is not None and len(self.served) > 0
+        floor = self._nearest_floor(q, idx) if history else -np.inf
+        if history:
+            results = self._by_serve_history(results, idx, q, now, rate, floor, stand_in)
         if self._pairs:
-            results = self._in_place(results, idx, q, sims, liftable, expected, rate)
+            results = self._in_place(results, idx, q, sims, liftable, expected, rate, floor)
         if cfg.outcome and self.served is not None:
             results = history_first(results, cfg.gate)
         if cfg.outcome and cfg.sink_on_topic_only:
@@ -391,7 +392,7 @@ class Retriever:
 
     def _in_place(self, results: list[Result], idx: np.ndarray, q: np.ndarray,
                   sims: np.ndarray, liftable: np.ndarray, expected: np.ndarray,
-                  rate: np.ndarray) -> list[Result]:
+                  rate: np.ndarray, nearest_floor: float) -> list[Result]:
         """A failed memory on topic for the query (a retired one included) hands its place
         to the proven memory paired with it (:mod:`~memmaint.maintenance.retrieve.replacement`):
         that one scores the failed memory's similarity plus its own lift, and counts as on
@@ -403,7 +404,7 @@ class Retriever:
         judged = np.zeros(len(gone), dtype=bool)  # retired ones with a matching past query
         if cfg.outcome and self.served is not None and len(self.served) and gone:
             s, f, _l, _c = matched_counts(self.served, gone, q, self._agents.outcome_query_match,
-                                          self._nearest_floor(q, idx))
+                                          nearest_floor)
             judged = (s + f) > 0
         for jg, (base, mid, sim) in self._pairs.handovers(
                 idx, sims, scored, q / norm, cfg.similarity_floor, cfg.relevance_margin,
