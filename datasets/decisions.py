@@ -48,7 +48,8 @@ from memmaint.maintenance.core.records import Memory
 
 GROUP_TYPES = ("duplicate", "refinement", "update", "contradiction", "distinct_related",
                "temporal", "unrelated")
-PARTS = ("dev", "validation", "fresh", "blind", "sealed", "unseen", "hidden", "withheld")
+PARTS = ("dev", "validation", "fresh", "blind", "sealed", "unseen", "hidden", "withheld",
+         "spare")
 #: The group types of one generated pool, in order.
 POOL_MIX = ("duplicate", "duplicate", "refinement", "refinement", "update", "update",
             "update", "contradiction", "distinct_related", "temporal", "unrelated",
@@ -326,13 +327,15 @@ def _hand_draft(item: Hand) -> _Draft:
 def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> DecisionSet:
     """The ``dev`` (tuning) or ``validation`` part: ``pools`` generated pools of
     :data:`POOL_MIX` groups each, plus a pool of the part's hand-written groups; or the
-    ``fresh``, ``blind``, ``sealed``, ``unseen``, ``hidden`` or ``withheld`` part, hand-written
-    groups only in one namespace (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`,
+    ``fresh``, ``blind``, ``sealed``, ``unseen``, ``hidden``, ``withheld`` or ``spare`` part,
+    hand-written groups only in one namespace
+    (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`,
     :data:`~memmaint.datasets.decision_blind.BLIND_HAND`,
     :data:`~memmaint.datasets.decision_sealed.SEALED_HAND`,
     :data:`~memmaint.datasets.decision_unseen.UNSEEN_HAND`,
     :data:`~memmaint.datasets.decision_hidden.HIDDEN_HAND`,
-    :data:`~memmaint.datasets.decision_withheld.WITHHELD_HAND`; ``pools`` ignored)."""
+    :data:`~memmaint.datasets.decision_withheld.WITHHELD_HAND`,
+    :data:`~memmaint.datasets.decision_spare.SPARE_HAND`; ``pools`` ignored)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
     if part == "fresh":
@@ -359,6 +362,10 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
         from memmaint.datasets.decision_withheld import WITHHELD_HAND
 
         return hand_set(WITHHELD_HAND, part="withheld", namespace="withheld")
+    if part == "spare":
+        from memmaint.datasets.decision_spare import SPARE_HAND
+
+        return hand_set(SPARE_HAND, part="spare", namespace="spare")
     fams, ids, names, hand = ((DEV_FAMILIES, DEV_IDS, DEV_NAMES, DEV_HAND) if part == "dev"
                               else (VAL_FAMILIES, VAL_IDS, VAL_NAMES, VAL_HAND))
     b = _Builder(part)

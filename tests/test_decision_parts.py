@@ -2,11 +2,12 @@
 from the dev/validation templates) and ``blind`` (a second held-out part, run once before it
 was read), ``sealed`` (a third, committed before any run, to be run once at the end of a
 session), ``unseen`` (a fourth, likewise committed before any run), ``hidden`` (a fifth,
-written blind and committed before any run) and ``withheld`` (a sixth, written blind on
+written blind and committed before any run), ``withheld`` (a sixth, written blind on
+2026-11-29 and committed before any run) and ``spare`` (a seventh, likewise written blind on
 2026-11-29 and committed before any run). Each builds the same every time, every sentence is
 labelled, no wording means two things, it shares no sentence with the other parts, and the
-CLI runs it (``hidden`` and ``withheld`` only offered: their one run is kept for the end of a
-session); scores are not asserted (they are check sets, never tuned on)."""
+CLI runs it (``hidden``, ``withheld`` and ``spare`` only offered: their one run is kept for the
+end of a session); scores are not asserted (they are check sets, never tuned on)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,17 @@ from memmaint.datasets.decision_blind import BLIND_HAND
 from memmaint.datasets.decision_fresh import FRESH_HAND
 from memmaint.datasets.decision_hidden import HIDDEN_HAND
 from memmaint.datasets.decision_sealed import SEALED_HAND
+from memmaint.datasets.decision_spare import SPARE_HAND
 from memmaint.datasets.decision_unseen import UNSEEN_HAND
 from memmaint.datasets.decision_withheld import WITHHELD_HAND
 from memmaint.datasets.decisions import GROUP_TYPES, make_decision_set, norm, split_sentences
 
 PARTS = {"fresh": (FRESH_HAND, 60), "blind": (BLIND_HAND, 55),
          "sealed": (SEALED_HAND, 70), "unseen": (UNSEEN_HAND, 60),
-         "hidden": (HIDDEN_HAND, 65), "withheld": (WITHHELD_HAND, 70)}
+         "hidden": (HIDDEN_HAND, 65), "withheld": (WITHHELD_HAND, 70),
+         "spare": (SPARE_HAND, 70)}
 #: Parts the CLI only offers: their one run is kept for the end of a session.
-OFFERED_ONLY = ("hidden", "withheld")
+OFFERED_ONLY = ("hidden", "withheld", "spare")
 
 
 @pytest.mark.parametrize("part", sorted(PARTS))
@@ -88,7 +91,8 @@ def test_cli_offers_the_part_without_running_it(name):
     assert name in part.type.choices
 
 
-def test_the_withheld_part_has_its_planned_mix():
+@pytest.mark.parametrize("part", ("withheld", "spare"))
+def test_the_written_blind_part_has_its_planned_mix(part):
     """70 groups: the planned count of each type, unique ids, dates that parse, groups of
     at least two memories except ``unrelated``, and every update, contradiction and
     refinement labelled with its own tags."""
@@ -97,7 +101,7 @@ def test_the_withheld_part_has_its_planned_mix():
     from memmaint.datasets.decisions import YEAR
 
     counts: dict[str, int] = {}
-    for gtype, rows in WITHHELD_HAND:
+    for gtype, rows in PARTS[part][0]:
         counts[gtype] = counts.get(gtype, 0) + 1
         assert (len(rows) == 1) == (gtype == "unrelated"), rows
         for _text, day, _tags in rows:
@@ -111,7 +115,7 @@ def test_the_withheld_part_has_its_planned_mix():
             assert {"f", "d"} <= tags, rows
     assert counts == {"duplicate": 14, "refinement": 10, "update": 16, "contradiction": 7,
                       "distinct_related": 10, "temporal": 7, "unrelated": 6}
-    s = make_decision_set("withheld")
+    s = make_decision_set(part)
     assert len(s.groups) == 70
     assert len({g.id for g in s.groups}) == 70
     assert len({m.id for m in s.memories}) == len(s.memories)
