@@ -84,6 +84,9 @@ class Dialect:
     event_memory_filter: ClassVar[str]  # events touching one memory id (one parameter)
     run_tiebreak: ClassVar[str]  # the column ordering runs started at the same instant
     lock_row: ClassVar[str] = ""  # appended to a SELECT to lock the rows it reads
+    #: follows ``FROM memories`` in the paged ordered scan: a planner that would pick the
+    #: status index and sort every page instead of walking ``memories_order`` is told
+    ordered_scan_hint: ClassVar[str] = ""
 
     def __init__(self) -> None:
         p, j = self.param, self.json_param

@@ -266,19 +266,24 @@ class SQLStore(Generic[TxT]):
         """
         d = self.dialect
         where, params = self._filters(namespace, statuses)
+        # the key after the last row read; within one namespace only (created_at, id), a
+        # range the index seeks to: with the namespace in the tuple as well SQLite walks the
+        # namespace's rows from its first on every page (quadratic: 150 s at 900k rows)
+        key_columns = ("namespace", "created_at", "id") if namespace is None else (
+            "created_at", "id")
         after: list[Any] | None = None
         while True:
-            key_sql = (f" AND (namespace, created_at, id) > ({d.placeholders(3)})"
-                       if after else "")
+            key_sql = (f" AND ({', '.join(key_columns)}) > "
+                       f"({d.placeholders(len(key_columns))})" if after else "")
             rows = self._read(
-                f"{SELECT_MEMORY} WHERE {where}{key_sql} "
+                f"{SELECT_MEMORY}{d.ordered_scan_hint} WHERE {where}{key_sql} "
                 f"ORDER BY namespace, created_at, id LIMIT {PAGE}", [*params, *(after or [])])
             for row in rows:
                 yield d.row_memory(row)
             if len(rows) < PAGE:
                 return
             last = dict(zip(MEMORY_COLUMNS, rows[-1]))
-            after = [last["namespace"], last["created_at"], last["id"]]
+            after = [last[c] for c in key_columns]
 
     def count_memories(self, namespace: str | None = None,
                        statuses: Collection[Status] | None = None) -> int:
@@ -384,7 +389,7 @@ class SQLStore(Generic[TxT]):
         """Cached float32 vectors for these content hashes (missing ones are absent)."""
         d = self.dialect
         out: dict[str, np.ndarray] = {}
-        wanted = list(dict.fromkeys(hashes))
+        wanted = sorted(set(hashes))  # in key order: neighbouring lookups share pages (2x)
         self._before_bulk_read(len(wanted))
         for clause, params in d.in_batches("content_hash", wanted):
             for h, dim, value in self._read(

@@ -221,6 +221,7 @@ class SQLiteDialect(Dialect):
     true = "1"
     event_memory_filter = "seq IN (SELECT seq FROM event_memories WHERE memory_id = ?)"
     run_tiebreak = "rowid"
+    ordered_scan_hint = " INDEXED BY memories_order"
 
     def encode_time(self, value: datetime | None) -> str | None:
         return _ts(value)
