@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.retrieve.attach import nearest_centroids
 from memmaint.maintenance.retrieve.bm25 import tokenize
 
 log = logging.getLogger(__name__)
@@ -385,18 +386,15 @@ def _namespace_table(ns: str, mems: list[Any], lab: np.ndarray, x: np.ndarray,
     for mid, r, lb in surv:
         if lb in kept:
             assignment[mid] = lb
-    if len(cl) and loose:  # the nearest centroid of each loose survivor, in row blocks
-        step = max(1, (1 << 22) // len(cl))
-        for b0 in range(0, len(loose), step):
-            chunk = loose[b0:b0 + step]
-            sims = x[np.searchsorted(rows, [r for _m, r in chunk])] @ cents.T
-            pick = np.argmax(sims, axis=1)
-            for (mid, _r), best, value in zip(chunk, pick, sims[np.arange(len(chunk)), pick]):
-                if value >= attach_floor:
-                    assignment[mid] = int(cl[best])
-                    attached[int(cl[best])] += 1
-                else:
-                    unassigned += 1
+    if len(cl) and loose:  # the nearest centroid of each loose survivor
+        pick, value = nearest_centroids(
+            x, np.searchsorted(rows, np.asarray([r for _m, r in loose], dtype=np.int64)), cents)
+        for (mid, _r), best, cos in zip(loose, pick.tolist(), value.tolist()):
+            if cos >= attach_floor:
+                assignment[mid] = int(cl[best])
+                attached[int(cl[best])] += 1
+            else:
+                unassigned += 1
     else:
         unassigned = len(loose)
     by_id = {m.id: m for m in mems}
