@@ -150,6 +150,10 @@ def test_contradiction_with_equal_times_is_flagged_not_guessed():
      "Deck note 4: keep 3 removal spells against aggro in game 4."),
     ("Ticket #88 is assigned to the platform team.", ("Ticket #91 is assigned to the platform "
                                                       "team.")),
+    # a capitalised noun and a bare number before the verb or a comma name the subject
+    ("Patient 2231, a tabby, needs a dental check.",
+     "Patient 2237, a tabby, needs a dental check."),
+    ("The lease for Studio 2 ends in June.", "The lease for Studio 5 ends in June."),
 ])
 def test_memories_naming_different_things_stay_apart_and_active(a, b):
     _p, by = _pair(a, b, cos=0.96)
@@ -261,3 +265,43 @@ def test_relation_reads_identifiers_slots_and_events():
     # a clause of a longer text has no vector of its own: only words can cover it
     assert clauses_of("One. Two.", np.ones(2))[0].vector is None
     assert clauses_of("One.", np.ones(2))[0].vector is not None
+
+
+@pytest.mark.parametrize("a,b,cos", [
+    # a number that bounds or counts is a value, not a name
+    ("Refunds above $500 need approval from the finance lead.",
+     "Refunds above $1,000 need approval from the finance lead.", 0.95),
+    ("First 2 weeks of onboarding are remote.", "First 3 weeks of onboarding are remote.",
+     0.95),
+])
+def test_a_bounding_number_is_still_a_value_that_changes(a, b, cos):
+    _p, by = _pair(a, b, cos=cos)
+    assert isinstance(by["a"], Resolve) and by["a"].kept_ids == ("b",), by["a"]
+    from memmaint.maintenance.agents.slots import statement
+
+    assert not statement("Top 3 priorities this quarter are hiring and churn.").ids
+
+
+def test_two_hyphenated_codes_are_two_values_never_one_fact():
+    """"eu-west-1" / "eu-central-1" share their number, not their value: never merged as the
+    same figures; the newer supersedes (same day: flagged)."""
+    a = "The search cluster runs in eu-west-1."
+    b = "The search cluster's region is eu-central-1."
+    for days in ((30, 2), (5, 5)):
+        _p, by = _pair(a, b, cos=0.83, days=days)
+        assert not isinstance(by["a"], Merge) and not isinstance(by["b"], Merge), by["a"]
+    _p, by = _pair(a, b, cos=0.83)
+    assert isinstance(by["a"], Resolve) and by["a"].kept_ids == ("b",), by["a"]
+
+
+def test_reports_dated_by_yesterday_or_this_morning_are_two_events():
+    """A day gone by ("yesterday", "this morning") dates a report: two reports with other
+    figures are two events, not a value changing."""
+    from memmaint.maintenance.agents.slots import statement
+    from memmaint.maintenance.agents.updates import change_between
+
+    found = change_between(statement("The payment API returned 500s for twenty minutes this "
+                                     "morning."),
+                           statement("More 500s from the payment API yesterday, about ten "
+                                     "minutes."), 0.9, AgentsConfig())
+    assert found is not None and found.kind == "distinct", found

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memmaint.maintenance.agents.coverage import SMALL_NUMBERS
+from memmaint.maintenance.agents.coverage import CODE_VALUE, SMALL_NUMBERS
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
@@ -167,6 +167,8 @@ def extract(text: str) -> Facts:
         add("time", f"{hour:02d}:{minute:02d}", m)
     for m in _FREQUENCY.finditer(low):
         add("frequency", _period(m), m)
+    for m in CODE_VALUE.finditer(low):  # "us-east-2" / "ap-southeast-2": one value each
+        add("code", m.group(0), m)
     for m in _NUMBER.finditer(low):
         raw = m.group(1)
         # "3.10" is not "3.1": two decimals ending in 0 are a version's parts as written

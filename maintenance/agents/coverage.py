@@ -325,9 +325,15 @@ def units(text: str) -> list[Unit]:
     return list(_units(text))
 
 
+#: A hyphenated code ending in a number ("us-east-2", "gpt-4o"): a value as a whole, whose
+#: trailing number alone would make two different codes look the same.
+CODE_VALUE = re.compile(r"(?<![\w.-])[a-z]+(?:-[a-z]+)*-\d+[a-z0-9]*(?![\w-])", re.IGNORECASE)
+
 @functools.lru_cache(maxsize=1 << 15)
 def _units(text: str) -> tuple[Unit, ...]:
-    toks = _tokens(canonical_forms(text))
+    # a hyphenated code ("us-east-2") is one code unit, not words and a bare number
+    toks = _tokens(CODE_VALUE.sub(lambda m: m.group(0).replace("-", ""),
+                                   canonical_forms(text)))
     out: list[Unit] = []
     i = 0
     while i < len(toks):
@@ -574,6 +580,7 @@ def lead_name_differs(a: str, b: str) -> bool:
 
 __all__ = [
     "ADVERBS",
+    "CODE_VALUE",
     "NOT_NAMES",
     "Coverage",
     "Unit",

@@ -4,8 +4,9 @@ The rule agents decide a pair *before* they think of merging it. Three tests rea
 (pure functions, no state):
 
 - **identifiers** (:func:`identifiers`): a number that *names* the subject ("invoice 1043",
-  "game 7", "ticket #88", "INV-1043"; "version 2" only when the sentence starts with it) is not
-  a value. Two memories whose identifiers of one kind differ ("invoice 1043" / "invoice 1044")
+  "game 7", "ticket #88", "INV-1043"; "version 2" only when the sentence starts with it;
+  "Flat 3" between a subject and its verb) is not a value
+  (:mod:`~memmaint.maintenance.agents.identifiers`). Two memories whose identifiers of one kind differ ("invoice 1043" / "invoice 1044")
   are about different things: they stay apart and active, whatever else differs.
 - **name slots** (:func:`statement`): a name (a capitalised word that does not start a
   sentence, ``Europe/Berlin``, ``C#``) fills the slot named by the nearest content word before
@@ -42,39 +43,17 @@ from memmaint.maintenance.agents.coverage import (
     stem,
     units,
 )
+from memmaint.maintenance.agents.identifiers import (
+    COUNTING,
+    ID_NOUNS,
+    identifiers,
+    mask_ids,
+    path_values,
+    verb_shaped,
+)
 from memmaint.maintenance.agents.provenance import reported_fact, without_now, without_openers
 from memmaint.maintenance.agents.statuses import status_change
 from memmaint.maintenance.agents.transitions import transition
-
-#: Nouns a following number identifies ("invoice 1043"): the number names the subject.
-ID_NOUNS = frozenset((
-    "invoice", "ticket", "order", "game", "note", "issue", "bug", "case", "room", "table",
-    "flight", "account", "item", "step", "chapter", "page", "section", "episode", "season",
-    "match", "round", "pr", "id", "task", "sprint", "lot", "unit", "seat", "gate", "platform",
-    "lesson", "level", "test", "run", "build", "patch", "batch", "card", "deck", "receipt",
-    "booking", "reservation", "claim", "incident", "request", "part", "question", "exercise",
-    "week", "day", "session", "meeting", "shipment", "package", "parcel", "contract", "policy",
-    "job", "ref", "reference", "model", "route", "line", "bus", "train", "trip", "user",
-    "customer", "client", "employee", "student", "player", "team", "group", "project",
-))
-#: Nouns whose number identifies only when the sentence starts with them ("Version 2 adds").
-_LEADING_ID_NOUNS = frozenset(("version", "release", "v"))
-# the number must end a phrase ("invoice 1043 was paid", "in game 7."): "run 4 Counterspell"
-# counts Counterspells
-_ID_END = (r"(?=\s*(?:[.,;:!?)](?!\d)|$|(?:is|was|are|were|has|had|have|and|or|in|on|at|for|of|"
-           r"to|from|with|by|says|said|will|would|should|must|can|got|gets|needs|needed|"
-           r"[a-z]+ed)\b))")  # a verb in -ed ends it too ("Build 8531 failed")
-_ID = re.compile(r"\b([A-Za-z]+)\s*(?:#|no\.\s*|number\s+)?\s*(\d[\w\-]*(?:\.\d+)*)"
-                 + _ID_END + r"|#(\d+)\b|\b([A-Z]{2,})-(\d+)\b")
-
-#: A noun and a zero-padded number of three digits or more ("Migration 0042", "agent 007"):
-#: no count or amount is written with leading zeros, so the number names the thing (a
-#: decimal "0.5", a time "09:30" or "at 0800", a day "05" is not one).
-_PADDED = re.compile(r"\b(?!(?:at|on|in|by|from|to|until|till|since|before|after|around|"
-                     r"about|of|and|or)\b)([A-Za-z]+)\s+(0\d{2,})\b(?![.:/\-]\d)",
-                     re.IGNORECASE)
-_CODE = re.compile(r"\b([A-Za-z]+)\s+(\d+[A-Za-z]\w*)\b")
-_PATH = re.compile(r"(?<![\w/])/[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-{}]+)+")
 
 #: Words that mark a statement as an update of an earlier one.
 UPDATE_WORDS = frozenset((
@@ -170,11 +149,19 @@ _BE_OR_CONDITION = _BE | _CONDITION
 _NO_EVENT_AFTER = _CONDITION | {"for", "of", "about", "without"}
 
 
+#: A time already gone, relative to when the note was written.
+_PAST_TIME = re.compile(r"\b(?:yesterday|last (?:night|week|weekend|month|year)|this morning|"
+                        r"earlier today|\d+ (?:hours?|days?|weeks?|months?|years?) ago)\b",
+                        re.IGNORECASE)
+
+
 def is_past(text: str) -> bool:
     """Whether ``text`` reports a past event ("went", "was paid", "adopted"), not a state
     ("is called", "named Biscuit")."""
     if _FUTURE.search(text):
         return False
+    if _PAST_TIME.search(text):
+        return True  # "More 502s from the CDN yesterday": a day gone by dates an event
     words = re.findall(r"[a-z']+", text.lower())
     for m in _PAST.finditer(text):
         if m.group(1):
@@ -221,68 +208,6 @@ class Statement:
     subject_kind: frozenset[str] = frozenset()  # between owner and head ("outbound" flight)
 
 
-#: Words after which a path is the value said of the subject ("posts to /hooks/v1", "the
-#: endpoint is /hooks/v2"), not the name of the subject ("/v2/search allows ...").
-_AT_VALUE = re.compile(r"\b(?:is|are|was|were|now|(?:posts?|posted|points?|pointed|moved|"
-                       r"changed|sent|sends|goes|go|lives?|hosted|served|deployed)\s+"
-                       r"(?:to|at|from|on))\s*$", re.IGNORECASE)
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def path_values(text: str) -> frozenset[str]:
-    """The paths ``text`` gives as a value (:data:`_AT_VALUE`), trailing stop left out."""
-    return frozenset(m.group(0).lower().rstrip(".") for m in _PATH.finditer(text)
-                     if _AT_VALUE.search(text[:m.start()]))
-
-
-def identifiers(text: str) -> frozenset[tuple[str, str]]:
-    """``(noun, identifier)`` pairs of ``text`` (see the module docstring)."""
-    out: set[tuple[str, str]] = set()
-    starts = {0} | {m.end() for m in re.finditer(r"[.!?;:]\s*", text)}
-    for m in _ID.finditer(text):
-        if m.group(3):
-            out.add(("#", m.group(3)))
-        elif m.group(4):
-            out.add((m.group(4).lower(), m.group(5)))
-        else:
-            noun = m.group(1).lower()
-            if noun in ID_NOUNS or (noun in _LEADING_ID_NOUNS and m.start() in starts):
-                out.add((noun, m.group(2).rstrip(".")))
-    for m in _PADDED.finditer(text):  # "Migration 0042 adds": a zero-padded number labels
-        out.add((m.group(1).lower(), m.group(2)))
-    for m in _CODE.finditer(text):  # "Room 7E seats twelve": a code names, it never counts
-        if m.group(1).lower() in ID_NOUNS:
-            out.add((m.group(1).lower(), m.group(2).upper()))
-    for m in _PATH.finditer(text):  # an endpoint or a file names its subject ("/v2/search")
-        if not _AT_VALUE.search(text[:m.start()]):  # ... unless it is what is said of it
-            out.add(("path", m.group(0).lower()))
-    for m in _KIND_NAMED.finditer(text):  # "the charges endpoint", "the staging server"
-        words = [w for w in m.group(1).split() if w not in _NOT_NAMING]
-        if words:
-            out.add((m.group(2).lower().removesuffix("s"), " ".join(words)))
-    return frozenset(out)
-
-
-#: A thing of a kind named by the lower-case words before it ("the file upload endpoint",
-#: "the monthly plan"): two of one kind named differently are two things.
-_KIND_NAMED = re.compile(
-    r"\b(?:[Tt]he|[Aa]n?|[Oo]ur|[Tt]heir|[Yy]our|[Ii]ts|[Tt]his|[Tt]hat)\s+((?:[a-z][a-z0-9-]*\s+){1,2})"
-    r"(endpoints?|plans?|tiers?|servers?|queues?|buckets?|databases?|services?|channels?|"
-    r"repos?|repositories|branch|branches|workspaces?|environments?|clusters?|warehouses?|"
-    r"regions?)\b")
-_NOT_NAMING = frozenset((
-    "new", "old", "current", "previous", "same", "other", "next", "last", "whole", "entire",
-    "only", "existing", "latest", "updated", "original", "main", "default", "usual", "one",
-    "first", "second", "third", "each", "every", "any", "all", "this", "that", "api"))
-
-
-def _mask_ids(text: str) -> str:
-    def repl(m: re.Match[str]) -> str:
-        noun = (m.group(1) or "").lower()
-        if m.group(3) or m.group(4) or noun in ID_NOUNS or noun in _LEADING_ID_NOUNS:
-            return " " if not m.group(1) else m.group(1)
-        return m.group(0)
-    return _ID.sub(repl, text)
 
 
 def _names(token: str) -> list[str]:
@@ -310,8 +235,16 @@ def statement(text: str) -> Statement:
     pending: tuple[str, str, str] | None = None
     verb, prev_tok, mods, kinds = "", "", frozenset[str](), frozenset[str]()
     of_at = 0  # subject words before "of" name an attribute ("The price of the Pro plan")
+    # "Flat 1 expires", "Patient 10482, a whippet,": a bare number right after the subject's
+    # capitalised noun and right before its verb or a comma names the thing
+    numbered: set[tuple[str, str]] = set()
+    candidate: tuple[str, str] | None = None
+    last_subject_tok = ""
     for tok in toks:
         prev_tok, tok_before = tok, prev_tok
+        held, candidate = candidate, None  # a candidate lives for one token
+        if held is not None and first_sentence and not seen_verb and verb_shaped(tok):
+            numbered.add(held)  # "Flat 1 expires": a verb the loop below does not know
         if tok in ".!?;:," and pending is not None:
             slots.add(pending)
             pending = None
@@ -322,6 +255,8 @@ def statement(text: str) -> Statement:
             first_sentence, seen_verb = False, True
             continue
         if tok == ",":
+            if held is not None:
+                numbered.add(held)
             prev_content, comma = None, True
             continue
         low = tok.lower().removesuffix("'s")
@@ -337,6 +272,8 @@ def statement(text: str) -> Statement:
                     n_first == 1 and first_tok in ("I", "I'm")) or (
                     _verb_after_noun(tok, tok_before, subject_words)):
                 seen_verb = verb_found = True
+                if held is not None:
+                    numbered.add(held)
                 verb = low
                 holder = _owned(owner, subject_words[-1]) if subject_words else ""
                 mods = _modifiers(owner, subject_words[of_at:])
@@ -345,7 +282,11 @@ def statement(text: str) -> Statement:
                 of_at = len(subject_words)
             elif is_name and comma:
                 pass  # an apposition names the subject already read ("Maria's new pup, Shadow,")
+            elif tok.isdigit() and subject_words and tok_before == last_subject_tok \
+                    and tok_before[0].isupper() and tok_before.lower() not in COUNTING:
+                candidate = (last_subject_tok.lower().removesuffix("'s"), tok)
             elif not tok[0].isdigit() and low not in _SLOT_SKIP:
+                last_subject_tok = tok
                 subject_words.append(low if is_name else stem(low))
                 if is_name and not comma:  # "The Enterprise plan", not "..., as Ann"
                     subject_names.add(low)
@@ -386,7 +327,7 @@ def statement(text: str) -> Statement:
             if tok not in ".!?;:," and (tok[0].isupper() or "/" in tok or "#" in tok):
                 switched.update(_names(tok))
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
-    return Statement(text=text, facts=extract(_mask_ids(text)), ids=identifiers(text),
+    return Statement(text=text, facts=extract(mask_ids(text)), ids=identifiers(text) | numbered,
                      holder=holder, slots=frozenset(slots), names=frozenset(names),
                      subject_names=frozenset(subject_names if verb_found else ()),
                      switched_from=frozenset(switched),
