@@ -53,24 +53,29 @@ def _config_toml(embedder: str, reduction: str = "umap", shard_size: int = 0) ->
     return toml + "[job]\nincremental = true\n"
 
 
-def phase_run(db: str, config_path: str, full: bool, dry: bool, out: str) -> dict:
+def phase_run(db: str, config_path: str, full: bool, dry: bool, out: str,
+              executor_name: str = "local") -> dict:
     from memmaint.maintenance.core.config import load_config
     from memmaint.maintenance.core.records import parse_time
+    from memmaint.maintenance.job.executors import make_executor
     from memmaint.maintenance.job.run import run_job
     from memmaint.maintenance.store.sqlite import SQLiteStore
 
     plans: list = []
     t0 = time.perf_counter()
-    with SQLiteStore(db, create=False) as store:
+    with SQLiteStore(db, create=False) as store, make_executor(executor_name) as executor:
+        start = time.perf_counter() - t0  # a Dask LocalCluster's start, inside the wall
         report = run_job(store, load_config(config_path), force=True, full=full, dry_run=dry,
-                         now=parse_time(NOW), plan_sink=plans.append)
+                         now=parse_time(NOW), plan_sink=plans.append,
+                         executor=None if executor_name == "local" else executor)
     wall = time.perf_counter() - t0
     usage = resource.getrusage(resource.RUSAGE_SELF)
     plan = plans[0]
     Path(out).write_text(json.dumps({mid: kind for (_ns, mid), kind in
                                      plan.decisions().items()}), encoding="utf-8")
     return {
-        "status": report.status, "wall": wall, "rss_mb": usage.ru_maxrss / 1024.0,
+        "status": report.status, "wall": wall, "executor": executor_name,
+        "executor_start": round(start, 2), "rss_mb": usage.ru_maxrss / 1024.0,
         "cpu_s": usage.ru_utime + usage.ru_stime, "loadavg": os.getloadavg()[0],
         "stages": {s.name: round(s.seconds, 2) for s in report.stages},
         "stages_cpu": {s.name: round(s.cpu_seconds, 2) for s in report.stages},
@@ -135,9 +140,12 @@ def main() -> None:
     ap.add_argument("--full", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--dry", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
+    ap.add_argument("--executor", choices=("local", "dask"), default="local",
+                    help="the run phase's executor (dask: a LocalCluster of 2 workers)")
     args = ap.parse_args()
     if args.phase == "run":
-        print(json.dumps(phase_run(args.db, args.config, args.full, args.dry, args.out)))
+        print(json.dumps(phase_run(args.db, args.config, args.full, args.dry, args.out,
+                                   args.executor)))
         return
 
     n = args.size
