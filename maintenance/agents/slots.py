@@ -6,8 +6,9 @@ The rule agents decide a pair *before* they think of merging it. Three tests rea
 - **identifiers** (:func:`identifiers`): a number that *names* the subject ("invoice 1043",
   "game 7", "ticket #88", "INV-1043"; "version 2" only when the sentence starts with it;
   "Flat 3" between a subject and its verb) is not a value
-  (:mod:`~memmaint.maintenance.agents.identifiers`). Two memories whose identifiers of one kind differ ("invoice 1043" / "invoice 1044")
-  are about different things: they stay apart and active, whatever else differs.
+  (:mod:`~memmaint.maintenance.agents.identifiers`). Two memories whose identifiers of one
+  kind differ ("invoice 1043" / "invoice 1044") are about different things: they stay
+  apart and active, whatever else differs.
 - **name slots** (:func:`statement`): a name (a capitalised word that does not start a
   sentence, ``Europe/Berlin``, ``C#``) fills the slot named by the nearest content word before
   it ("works at *Acme*" -> slot ``work``, "timezone is *Europe/Paris*" -> ``timezone``), for the
