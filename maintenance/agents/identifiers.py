@@ -1,10 +1,13 @@
 """Identifiers: numbers, codes, paths and kind words that *name* a memory's subject.
 
 A number that names the subject ("invoice 1043", "game 7", "ticket #88", "INV-1043",
-"Migration 0042", "Flat 3 expires", "Patient 10482, a whippet,") is not a value: two memories
-whose identifiers of one kind differ are about different things
-(:func:`memmaint.maintenance.agents.slots.differing_ids`). Split from
-:mod:`~memmaint.maintenance.agents.slots`, which re-exports what it used to define.
+"Migration 0042") is not a value: two memories whose identifiers of one kind differ are about
+different things (:func:`memmaint.maintenance.agents.slots.differing_ids`). :func:`identifiers`
+reads them from the text alone; :func:`memmaint.maintenance.agents.slots.statement` adds the
+one it finds while reading the subject: a capitalised noun's bare number right before the
+verb or a comma ("Flat 3 expires", "Patient 10482, a whippet,"), with :data:`COUNTING` and
+:func:`verb_shaped` from here. Split from :mod:`~memmaint.maintenance.agents.slots`, which
+re-exports what it used to define.
 """
 
 from __future__ import annotations
