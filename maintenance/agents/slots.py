@@ -391,8 +391,7 @@ def same_holder(a: str, b: str) -> bool:
 def _third_person(tok: str, index: int, first: str) -> bool:
     """A lower-case ``-s`` word right after a sentence-initial name is its verb ("Tom
     writes", "Aisha drinks"; not "The users")."""
-    return (index == 1 and tok.islower() and tok.endswith("s") and len(tok) > 3
-            and not tok.endswith(("ss", "us", "is", "'s")) and first[:1].isupper()
+    return (index == 1 and verb_shaped(tok) and first[:1].isupper()
             and first.lower() not in _ARTICLES and "'" not in first
             and not (len(first) > 4 and first.lower().endswith(("ed", "ing"))))  # "Damaged items"
 
