@@ -42,6 +42,7 @@ import numpy as np
 from memmaint.clustering.metrics import BCubed, bcubed
 from memmaint.maintenance.core.config import ClusteringConfig, ReductionConfig
 from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.linalg import gram
 
 __all__ = [
     "ShardedResult",
@@ -170,7 +171,7 @@ def _neighbour_shards(embeddings: np.ndarray, shards: np.ndarray, n_shards: int,
     member = sparse.csr_matrix((np.ones(len(X), np.float32), (shards, np.arange(len(X)))),
                                shape=(n_shards, len(X)))
     centres = _unit(np.asarray(member @ X))
-    sims = centres @ centres.T
+    sims = gram(centres)
     np.fill_diagonal(sims, -np.inf)
     pairs: set[tuple[int, int]] = set()
     m = min(neighbours, n_shards - 1)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from memmaint.maintenance.core.errors import InputError
+from memmaint.maintenance.core.linalg import gram
 
 __all__ = ["BAR", "BAR35", "DONORS", "GRANULARITIES", "Bar", "CorpusBar", "LocoRow", "Oracle",
            "ParetoPoint", "bar_by_corpus", "corpus_of", "format_bar", "format_loco",
@@ -288,7 +289,7 @@ def oracle_by_corpus(pools: Sequence[tuple[str, Any, Any]], floor: float = BAR35
         E = np.asarray(embeddings, dtype=np.float64)
         E = E / np.maximum(np.linalg.norm(E, axis=1, keepdims=True), 1e-12)
         n = E.shape[0]
-        Z = linkage(np.clip(1.0 - E @ E.T, 0.0, 2.0)[np.triu_indices(n, 1)], "average") \
+        Z = linkage(np.clip(1.0 - gram(E), 0.0, 2.0)[np.triu_indices(n, 1)], "average") \
             if n > 1 else None
         for c in cuts:
             labels = np.arange(n) if Z is None else fcluster(Z, 1.0 - c + 1e-12, "distance")

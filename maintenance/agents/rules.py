@@ -88,6 +88,7 @@ from memmaint.maintenance.core.freshness import (
     ttl_for,
     verdict,
 )
+from memmaint.maintenance.core.linalg import gram
 from memmaint.maintenance.core.outcomes import OutcomePrior
 from memmaint.maintenance.core.records import Memory, new_id, to_utc, utcnow
 from memmaint.maintenance.plan.model import (
@@ -285,7 +286,7 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     mems = list(memories)
     n = len(mems)
     ns = mems[0].namespace
-    sims = vectors @ vectors.T if n else np.zeros((0, 0))
+    sims = gram(vectors) if n else np.zeros((0, 0))
     fresh = [freshness(m, now, cfg.ttl_days) for m in mems]
     flags: dict[str, tuple[str, ...]] = {
         m.id: (verdict(f),) for m, f in zip(mems, fresh) if verdict(f) != "FRESH"
