@@ -305,3 +305,16 @@ def test_reports_dated_by_yesterday_or_this_morning_are_two_events():
                            statement("More 500s from the payment API yesterday, about ten "
                                      "minutes."), 0.9, AgentsConfig())
     assert found is not None and found.kind == "distinct", found
+
+
+def test_a_serial_after_a_capitalised_noun_names_the_matter():
+    """"Matter 2024-118" and "Matter 2024-131" are two matters (one was retired as a changed
+    value: a fact lost); an ISO date after a noun is no serial."""
+    from memmaint.maintenance.agents.slots import relation, statement
+
+    a = statement("Matter 2024-118 is a boundary dispute for the Quarrie family.")
+    b = statement("Matter 2024-131 is a boundary dispute for the Lindgren-Hale family.")
+    assert ("matter", "2024-118") in a.ids and ("matter", "2024-131") in b.ids
+    found = relation(a, b, 0.9)
+    assert found is not None and found.kind == "distinct"
+    assert not statement("Report 2024-11-18 is late.").ids

@@ -125,3 +125,29 @@ def test_a_value_that_rose_fell_or_slipped_to_another_is_an_update(old, new, det
 def test_a_value_changed_for_something_the_old_memory_never_names_is_no_update():
     assert relation(statement("Tom's rent is 900 euros."),
                     statement("The gym fee rose to 40 euros."), 0.7) is None
+
+
+@pytest.mark.parametrize(("old", "new", "left"), [
+    ("Cosimo plays piano for the choir.", ("Thaddeus has taken over from Cosimo as the "
+     "choir's pianist."), "Cosimo"),
+    ("Our editor is Maud Keller.", ("Maud Keller has left the magazine and Ignatius Rudd is "
+     "our editor from May."), "Maud Keller"),
+    ("The opposing counsel on the Birch estate is Ruaraidh Blen.", ("Ruaraidh Blen has handed "
+     "the Birch estate file to his colleague Ngozi Arbo."), "Ruaraidh Blen"),
+    ("The kitchen units are coming from Harwick Joinery.", ("We cancelled Harwick Joinery and "
+     "ordered the kitchen from Brennholt Kitchens instead."), "Harwick Joinery"),
+])
+def test_a_successor_or_instead_retires_the_one_left_behind(old, new, left):
+    """Hand-overs name who left; "cancelled X and <any verb> ... instead" retires X."""
+    assert (_spelt(old, new) or "").startswith(f"changed from {left}")
+    assert statement(new).switched_from  # the update grouping finds the older one by name
+    found = relation(statement(old), statement(new), 0.6)
+    assert found is not None and found.kind == "change" and found.explicit
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Tom works at Acme in the office.", "Tom left the office early."),
+    ("Tom works at Acme in the office.", "Tom has left the office early. The lift was down."),
+])
+def test_leaving_without_a_successor_retires_nothing(old, new):
+    assert _spelt(old, new) is None

@@ -54,7 +54,7 @@ from memmaint.maintenance.agents.identifiers import (
 )
 from memmaint.maintenance.agents.provenance import reported_fact, without_now, without_openers
 from memmaint.maintenance.agents.statuses import status_change
-from memmaint.maintenance.agents.transitions import transition
+from memmaint.maintenance.agents.transitions import left_behind, transition
 
 #: Words that mark a statement as an update of an earlier one.
 UPDATE_WORDS = frozenset((
@@ -110,6 +110,9 @@ _FUNCTION = frozenset(("who", "which", "that", "since", "until", "because", "whe
 #: Words that end a slot: what follows them is not the value of the word before them.
 _SLOT_BREAK = frozenset(("as", "by", "and", "or", "but", "than", "like", "with", "per",
                          "says", "said", "noted", "according"))
+#: A bare number or a serial in parts ("10482", "2024-118"), not a date ("2024-11-18"): after
+#: a capitalised noun it names the thing ("Matter 2024-118 is ...").
+_SERIAL = re.compile(r"(?!\d{4}-\d{1,2}-\d{1,2}$)\d+(?:-\d+)*")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’/#+.\-]*[A-Za-z0-9#+]|[A-Za-z0-9]|[.!?;:,]")
 #: "The price *of* the Pro plan", "The engine *behind* the orders database": what comes
 #: before them in a subject is an attribute of the holder that follows.
@@ -283,7 +286,7 @@ def statement(text: str) -> Statement:
                 of_at = len(subject_words)
             elif is_name and comma:
                 pass  # an apposition names the subject already read ("Maria's new pup, Shadow,")
-            elif tok.isdigit() and subject_words and tok_before == last_subject_tok \
+            elif _SERIAL.fullmatch(tok) and subject_words and tok_before == last_subject_tok \
                     and tok_before[0].isupper() and tok_before.lower() not in COUNTING:
                 candidate = (last_subject_tok.lower().removesuffix("'s"), tok)
             elif not tok[0].isdigit() and low not in _SLOT_SKIP:
@@ -327,6 +330,9 @@ def statement(text: str) -> Statement:
         for tok in _TOKEN.findall(m.group(1) or m.group(2) or m.group(3)):
             if tok not in ".!?;:," and (tok[0].isupper() or "/" in tok or "#" in tok):
                 switched.update(_names(tok))
+    for span in left_behind(text):  # "has taken over from Cosimo", "cancelled X and ... instead"
+        switched.update(n for tok in _TOKEN.findall(span) if tok[0].isupper()
+                        for n in _names(tok))
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
     return Statement(text=text, facts=extract(mask_ids(text)), ids=identifiers(text) | numbered,
                      holder=holder, slots=frozenset(slots), names=frozenset(names),
@@ -503,7 +509,10 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
         # "is single" / "has a boyfriend"; "Ana's boyfriend is Rui" / "Ana and Rui split up"
         return Relation("change", status)
     if a.subject_names and b.subject_names and not (a.subject_names & b.subject_names) \
-            and not _nested(set(a.subject_names), set(b.subject_names)):
+            and not _nested(set(a.subject_names), set(b.subject_names)) \
+            and not (a.subject_names <= b.names or b.subject_names <= a.names):
+        # (one's subject named in the other is one thing: "Our DoP is Maud Vantongeren" /
+        # "Maud Vantongeren has left the production")
         return Relation("distinct", "their subjects name different things ("
                         f"{', '.join(sorted(a.subject_names))} vs "
                         f"{', '.join(sorted(b.subject_names))})")

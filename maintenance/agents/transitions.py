@@ -81,7 +81,23 @@ _LEFT_FOR = re.compile(rf"\b(?:left|quit|cancell?ed|dropped|ditched|stopped\s+\w
                        rf"{_SPAN}\s+(?:and\s+(?:\w+\s+){{0,2}}?(?:joined|switched to|moved to|"
                        rf"signed up (?:for|with)|started(?: using)?|took up|picked up|got|"
                        rf"went with|chose)|for)\s+{_SPAN}{_END}", re.IGNORECASE)
-_INSTEAD_OF = re.compile(rf"\binstead of\s+{_SPAN}{_END}", re.IGNORECASE)
+_INSTEAD_OF = re.compile(rf"\b(?:instead of|in place of|(?:took|taken|takes|taking)\s+over\s+"
+                         rf"from)\s+{_SPAN}{_END}", re.IGNORECASE)
+#: "cancelled Harwick Joinery and ordered the kitchen from Brennholt instead": whatever the
+#: second verb, "instead" says the first object was left behind.
+_LEFT_INSTEAD = re.compile(rf"\b(?:left|quit|cancell?ed|dropped|ditched)\s+{_SPAN}\s+and\s+"
+                           rf"[^.;!?]*?\binstead\b", re.IGNORECASE)
+_NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}"
+#: "Maud Vantongeren has left the production and Ignatius Achebe-Rudd is DoP", "Ruaraidh
+#: Blenkinsop has handed the file to his colleague Ngozi Arbuthnot": a person gone from a
+#: role, read only with the successor the sentence names (group 2), so "Tom left the office
+#: early" retires nothing.
+_HANDED_OVER = re.compile(rf"(?<![\w'’-])({_NAME})\s+(?:has|had)\s+(?:left|quit|stepped down|"
+                          rf"resigned|retired|moved on|handed\b[^.;!?]*?\bto)\b[^.;!?]*?"
+                          rf"(?<![.!?]\s)(?<!^)\b({_NAME})")
+#: "Thaddeus has taken over from Cosimo": the successor opens the sentence (group 1).
+_TOOK_OVER = re.compile(rf"(?<![\w'’-])({_NAME})\s+(?:has\s+|had\s+)?(?:took|taken|takes|"
+                        rf"is\s+taking)\s+over\s+from\s+{_SPAN}{_END}")
 #: "retired Jenkins", "sold her Skoda Fabia", "stepped down as team lead": what was left
 #: behind, with or without what came instead.
 _LET_GO = re.compile(rf"\b(?:retired|sold|got rid of|phased out|moved off|moved away from|"
@@ -149,10 +165,19 @@ def _left_behind(text: str) -> tuple[tuple[str, str], ...]:
     for pattern in (_FROM_TO, _REPLACED, _LEFT_FOR):
         out.extend((m.group(1), m.group(2)) for m in pattern.finditer(text))
     out.extend((m.group(1), "") for m in _INSTEAD_OF.finditer(text))
+    out.extend((m.group(1), "") for m in _LEFT_INSTEAD.finditer(text))
+    out.extend((m.group(1), m.group(2)) for m in _HANDED_OVER.finditer(text))
+    out.extend((m.group(2), m.group(1)) for m in _TOOK_OVER.finditer(text))
     out.extend((m.group(1), "") for m in _STOPPED.finditer(text))
     out.extend((m.group(1), "") for m in _LET_GO.finditer(text))
     out.extend((m.group(1), "") for m in _NOT_X.finditer(text))
     return tuple(out)
+
+
+def left_behind(text: str) -> tuple[str, ...]:
+    """What ``text`` says was left behind, one span per change it spells out ("Cosimo" in
+    "Thaddeus Greaves has taken over from Cosimo")."""
+    return tuple(x for x, _ in _left_behind(text) if len(x.split()) <= MAX_SPAN_WORDS)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -231,7 +256,9 @@ def _holders_differ(old: str, new: str, old_holder: str, new_holder: str,
     last_a, last_b = a.split("/")[-1], b.split("/")[-1]
     # one's subject word in the other's words is one subject ("The user's savings account
     # pays 4.1%" / "The savings account rate dropped to 3.6%")
-    return strict and last_a != last_b and not (last_a in _keys(new) or last_b in _keys(old))
+    # ("Rehearsals moved to Wednesday" / "Cantilena Singers rehearse on Tuesday")
+    return strict and last_a != last_b and not (fuzzy_in(last_a, set(_keys(new)))
+                                                or fuzzy_in(last_b, set(_keys(old))))
 
 
 def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
@@ -251,7 +278,8 @@ def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
             continue  # (both "batch calls instead of retrying": one piece of advice)
         spans = _keys(x) | _keys(y)
         if _topic(old, new, spans, cosine) and not _holders_differ(
-                old, new, old_holder, new_holder, _keys(x), same_holder=same_holder):
+                old, new, old_holder, new_holder, _keys(x) | _keys(y),
+                same_holder=same_holder):  # (a sentence may open with who took over)
             return f"changed from {x.strip()}" + (f" to {y.strip()}" if y else "")
     for m in (*_TO_VALUE.finditer(new), *_RAISED.finditer(new)):
         y = m.group(1)
@@ -289,4 +317,4 @@ def _reversed(old: str, new: str) -> str | None:
     return None
 
 
-__all__ = ["TOPIC_COSINE", "transition"]
+__all__ = ["TOPIC_COSINE", "left_behind", "transition"]
