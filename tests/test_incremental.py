@@ -289,3 +289,29 @@ def test_llm_is_called_only_for_the_touched_clusters(tmp_path):
     assert (full.primary.llm_calls, inc.primary.llm_calls) == (n_full, n_inc)
     assert n_inc == 1 and n_full >= 10
     assert sorted(prompt_ids(calls[0])) == sorted(["t0-0", "t0-1", "t0-2", "new-0", "new-1"])
+
+
+def test_a_large_touched_cluster_is_planned_around_what_changed(monkeypatch):
+    """Above AROUND_MIN members only each anchor's AROUND_K nearest unchanged members are
+    planned; a small touched cluster is planned whole; a large one with no anchor not at
+    all."""
+    import numpy as np
+
+    from memmaint.maintenance.job import incremental
+
+    monkeypatch.setattr(incremental, "AROUND_MIN", 5)
+    monkeypatch.setattr(incremental, "AROUND_K", 2)
+    rng = np.random.default_rng(0)
+    labels = np.array([0] * 10 + [1] * 3 + [2] * 8 + [0, 1])
+    unit = rng.standard_normal((len(labels), 8)).astype(np.float32)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    anchors = np.array([21, 22])  # new members placed in clusters 0 and 1
+    members = np.zeros(len(labels), dtype=bool)
+    members[:21] = True
+    got, cut = incremental._around_changes(labels, members, anchors, labels[anchors], unit)
+    assert cut == 2  # clusters 0 and 2 (10 and 8 members) are large
+    nearest = np.argsort(-(unit[:10] @ unit[21]), kind="stable")[:2]
+    assert set(np.flatnonzero(got[:10]).tolist()) == set(nearest.tolist())
+    assert got[10:13].all()  # cluster 1 (3 members) whole
+    assert not got[13:21].any()  # cluster 2: nothing changed in it
+    assert not got[21:].any() and members.sum() == 21  # anchors are not members; input kept

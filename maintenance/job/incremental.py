@@ -71,6 +71,14 @@ PLACE_BLOCK = 256
 PLACE_EXACT_MAX = 200_000
 #: Cells of the inverted file each changed memory is compared with (its nearest ones).
 PLACE_PROBES = 16
+#: A touched cluster larger than this is planned around what changed in it, not whole
+#: (:func:`_around_changes`): the rule agents read only candidate pairs in such a cluster
+#: anyway (``agents.updates.ALL_PAIRS_MAX``), and on a 1M pool ten clusters of 4,000-18,000
+#: memories made 60% of a night's planned memories for a few hundred new ones.
+AROUND_MIN = 256
+#: Unchanged members planned with each new, changed or swept member of such a cluster: its
+#: nearest by cosine (the candidates the rules would pair it with: ``PARTNER_K`` = 16).
+AROUND_K = 32
 
 
 @dataclass
@@ -301,6 +309,7 @@ def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray
     map_xy[known] = state.map_xy[srow[known]]
     c_rows, b_rows = np.flatnonzero(changed), np.flatnonzero(unchanged)
     n_placed = 0
+    unit: np.ndarray | None = None
     if c_rows.size and b_rows.size:
         assert vectors is not None, "changed memories are placed by their embeddings"
         unit = _unit(vectors)
@@ -315,6 +324,12 @@ def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray
         n_placed = int(joins.sum())
     in_touched = np.isin(labels, np.fromiter(touched, dtype=np.int64, count=len(touched))) \
         & (labels >= 0) & unchanged
+    around = 0
+    if vectors is not None and c_rows.size:
+        anchors = np.flatnonzero((placed >= 0) | (swept & (labels >= 0)))
+        anchor_labels = np.where(placed[anchors] >= 0, placed[anchors], labels[anchors])
+        in_touched, around = _around_changes(labels, in_touched, anchors, anchor_labels,
+                                             _unit(vectors) if unit is None else unit)
     sub = changed | in_touched | pulled | (swept & (labels < 0))
     rows = np.flatnonzero(sub)
     sub_labels = np.where(changed, placed, np.where(in_touched, labels, -1))[rows]
@@ -324,10 +339,45 @@ def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray
              "pulled_noise": int(pulled.sum()), "swept": int(swept.sum()),
              "touched_clusters": len(touched), "planned_memories": int(rows.size),
              "kept_memories": int(keep.size), "drift": round(ratio, 4),
+             "planned_around": around,
              "state_run": state.run_id}
     if b_rows.size > PLACE_EXACT_MAX and c_rows.size >= PLACE_BLOCK:
         stats["place_search"] = "cells"  # approximate (absent: exact)
     return Placement(rows, sub_labels.astype(np.int64), keep, labels[keep], map_xy, stats)
+
+
+def _around_changes(labels: np.ndarray, members: np.ndarray, anchors: np.ndarray,
+                    anchor_labels: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, int]:
+    """``members`` (the unchanged members of touched clusters, a mask) with each cluster of
+    more than :data:`AROUND_MIN` cut to the :data:`AROUND_K` nearest members of each of its
+    ``anchors`` (rows of new, changed or swept memories, in cluster ``anchor_labels``); a
+    large cluster with no anchor (touched only by a memory leaving it) is not planned. The
+    rest keeps its label and stays as the last run left it. Also gives how many clusters
+    were cut."""
+    rows = np.flatnonzero(members)
+    if not rows.size:
+        return members, 0
+    labs = labels[rows]
+    counts = np.bincount(labs)
+    big = np.flatnonzero(counts > AROUND_MIN)
+    if not big.size:
+        return members, 0
+    out = members.copy()
+    order = np.argsort(labs, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)))
+    a_order = np.argsort(anchor_labels, kind="stable")
+    a_sorted = anchor_labels[a_order]
+    for t in big.tolist():
+        m_rows = rows[order[starts[t]:starts[t + 1]]]
+        lo, hi = np.searchsorted(a_sorted, [t, t + 1])
+        a_rows = anchors[a_order[lo:hi]]
+        out[m_rows] = False
+        k = min(AROUND_K, len(m_rows))
+        for s in range(0, len(a_rows), PLACE_BLOCK):
+            sims = unit[a_rows[s:s + PLACE_BLOCK]] @ unit[m_rows].T
+            near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+            out[m_rows[near.ravel()]] = True
+    return out, int(big.size)
 
 
 # -- the run's view: which rows go through the stages ---------------------------------------
