@@ -297,10 +297,10 @@ def test_a_large_touched_cluster_is_planned_around_what_changed(monkeypatch):
     all."""
     import numpy as np
 
-    from memmaint.maintenance.job import incremental
+    from memmaint.maintenance.job import around
 
-    monkeypatch.setattr(incremental, "AROUND_MIN", 5)
-    monkeypatch.setattr(incremental, "AROUND_K", 2)
+    monkeypatch.setattr(around, "AROUND_MIN", 5)
+    monkeypatch.setattr(around, "AROUND_K", 2)
     rng = np.random.default_rng(0)
     labels = np.array([0] * 10 + [1] * 3 + [2] * 8 + [0, 1])
     unit = rng.standard_normal((len(labels), 8)).astype(np.float32)
@@ -308,10 +308,40 @@ def test_a_large_touched_cluster_is_planned_around_what_changed(monkeypatch):
     anchors = np.array([21, 22])  # new members placed in clusters 0 and 1
     members = np.zeros(len(labels), dtype=bool)
     members[:21] = True
-    got, cut = incremental._around_changes(labels, members, anchors, labels[anchors], unit)
+    got, cut = around.around_changes(labels, members, anchors, labels[anchors], unit)
     assert cut == 2  # clusters 0 and 2 (10 and 8 members) are large
     nearest = np.argsort(-(unit[:10] @ unit[21]), kind="stable")[:2]
     assert set(np.flatnonzero(got[:10]).tolist()) == set(nearest.tolist())
     assert got[10:13].all()  # cluster 1 (3 members) whole
     assert not got[13:21].any()  # cluster 2: nothing changed in it
     assert not got[21:].any() and members.sum() == 21  # anchors are not members; input kept
+
+
+def test_unchanged_memories_take_their_vectors_from_the_state(db):
+    """The applied run kept each active memory's vector in the state; the next run reads the
+    unchanged ones there (not the cache) and plans exactly as when it reads the cache."""
+    import dataclasses
+
+    import numpy as np
+
+    with SQLiteStore(db) as store:  # a second applied night: the first one's merged
+        store.add_memories(additions("a"))  # memories were in its pool, with vectors
+        assert run_job(store, inc_cfg()).status == "succeeded"
+    states = state_dir_for(SQLiteStore(db))
+    kept = states.load("ns")
+    assert kept is not None and kept.vectors is not None
+    assert kept.vectors.shape[0] == len(kept.ids)
+    with SQLiteStore(db) as store:
+        store.add_memories(additions("new"))
+    now = utcnow()
+    report, with_state = plan_of(db, inc_cfg(), now=now)
+    known = int(np.isfinite(kept.vectors).all(axis=1).sum())
+    assert report.embedding["from_state"] == known > 0
+    # the rest (distinct texts) through the cache or the embedder
+    assert 0 < report.embedding["cached"] + report.embedding["embedded"] \
+        <= report.pool_before - known
+    states.save(dataclasses.replace(kept, vectors=None))  # the same state without vectors
+    report2, from_cache = plan_of(db, inc_cfg(), now=now)
+    assert "from_state" not in report2.embedding
+    assert actions(with_state) == actions(from_cache)
+    assert with_state.decisions() == from_cache.decisions()

@@ -353,6 +353,7 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
     taken: set[int] = set()
     apart: dict[int, str] = {}
     live_arr = np.array(live, dtype=np.int64)
+    rank = {i: k for k, i in enumerate(live)}
     floor = merge_floor(cfg)
     for seed in live:
         if seed in taken:
@@ -364,7 +365,7 @@ def plan_cluster(memories: Sequence[Memory], vectors: np.ndarray, label: int,
             near_id = found.base if found.base != j else seed  # the one left apart)
             apart.setdefault(j, f"kept apart because {why}: near {mems[near_id].id} (cosine "
                                 f"{sims[near_id, j]:.2f})")
-        group = sorted(found.group, key=live.index)  # the canonical source first
+        group = sorted(found.group, key=rank.__getitem__)  # the canonical source first
         if len(group) < 2:
             continue
         taken.update(group)

@@ -57,6 +57,7 @@ import numpy as np
 from memmaint.maintenance.core.config import Config
 from memmaint.maintenance.core.freshness import age_days, freshness, verdict
 from memmaint.maintenance.core.records import Memory, format_time, parse_time
+from memmaint.maintenance.job.around import around_changes
 from memmaint.maintenance.job.outcome import Pool
 
 log = logging.getLogger(__name__)
@@ -71,14 +72,6 @@ PLACE_BLOCK = 256
 PLACE_EXACT_MAX = 200_000
 #: Cells of the inverted file each changed memory is compared with (its nearest ones).
 PLACE_PROBES = 16
-#: A touched cluster larger than this is planned around what changed in it, not whole
-#: (:func:`_around_changes`): the rule agents read only candidate pairs in such a cluster
-#: anyway (``agents.updates.ALL_PAIRS_MAX``), and on a 1M pool ten clusters of 4,000-18,000
-#: memories made 60% of a night's planned memories for a few hundred new ones.
-AROUND_MIN = 256
-#: Unchanged members planned with each new, changed or swept member of such a cluster: its
-#: nearest by cosine (the candidates the rules would pair it with: ``PARTNER_K`` = 16).
-AROUND_K = 32
 
 
 @dataclass
@@ -98,6 +91,9 @@ class NamespaceState:
     base_size: int  # active memories at the last full rebuild
     drift: int  # memories added, changed or removed since then
     full_run_id: str
+    #: float32 (n, dim) embeddings, NaN rows where unknown (a merged memory): the next run
+    #: reads an unchanged memory's vector here instead of the cache (None: none kept)
+    vectors: np.ndarray | None = None
 
     def meta(self) -> dict[str, Any]:
         return {"version": STATE_VERSION, "namespace": self.namespace, "run_id": self.run_id,
@@ -138,14 +134,18 @@ class StateDir:
                     data["versions"].astype(np.int64), data["labels"].astype(np.int64),
                     data["usage"].astype(np.int64).reshape(-1, 3),
                     data["map_xy"].astype(np.float32).reshape(-1, 2),
-                    int(meta["base_size"]), int(meta["drift"]), str(meta["full_run_id"]))
+                    int(meta["base_size"]), int(meta["drift"]), str(meta["full_run_id"]),
+                    data["vectors"].astype(np.float32, copy=False)
+                    if "vectors" in data.files else None)
         except Exception as exc:  # noqa: BLE001 - a bad state only costs a full run
             log.warning("incremental state of namespace %s unreadable (%s): full run",
                         namespace, exc)
             return None
         n = len(state.ids)
         if not all(len(a) == n for a in (state.versions, state.labels, state.usage,
-                                         state.map_xy)):
+                                         state.map_xy)) or (
+                state.vectors is not None and (state.vectors.ndim != 2
+                                               or len(state.vectors) != n)):
             log.warning("incremental state of namespace %s inconsistent: full run", namespace)
             return None
         return state
@@ -155,9 +155,13 @@ class StateDir:
         fd, tmp = tempfile.mkstemp(dir=self.path, prefix=".tmp-", suffix=".npz")
         try:
             with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, meta=np.array(json.dumps(state.meta())),
-                         ids=np.asarray(state.ids, dtype=str), versions=state.versions,
-                         labels=state.labels, usage=state.usage, map_xy=state.map_xy)
+                arrays: dict[str, np.ndarray] = {
+                    "meta": np.array(json.dumps(state.meta())),
+                    "ids": np.asarray(state.ids, dtype=str), "versions": state.versions,
+                    "labels": state.labels, "usage": state.usage, "map_xy": state.map_xy}
+                if state.vectors is not None:
+                    arrays["vectors"] = state.vectors
+                np.savez(fh, **arrays)  # type: ignore[arg-type]
             os.replace(tmp, self.file(state.namespace))
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -328,8 +332,9 @@ def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray
     if vectors is not None and c_rows.size:
         anchors = np.flatnonzero((placed >= 0) | (swept & (labels >= 0)))
         anchor_labels = np.where(placed[anchors] >= 0, placed[anchors], labels[anchors])
-        in_touched, around = _around_changes(labels, in_touched, anchors, anchor_labels,
-                                             _unit(vectors) if unit is None else unit)
+        in_touched, around = around_changes(labels, in_touched, anchors, anchor_labels,
+                                            _unit(vectors) if unit is None else unit,
+                                            block=PLACE_BLOCK)
     sub = changed | in_touched | pulled | (swept & (labels < 0))
     rows = np.flatnonzero(sub)
     sub_labels = np.where(changed, placed, np.where(in_touched, labels, -1))[rows]
@@ -344,40 +349,6 @@ def place(state: NamespaceState, memories: Sequence[Memory], vectors: np.ndarray
     if b_rows.size > PLACE_EXACT_MAX and c_rows.size >= PLACE_BLOCK:
         stats["place_search"] = "cells"  # approximate (absent: exact)
     return Placement(rows, sub_labels.astype(np.int64), keep, labels[keep], map_xy, stats)
-
-
-def _around_changes(labels: np.ndarray, members: np.ndarray, anchors: np.ndarray,
-                    anchor_labels: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, int]:
-    """``members`` (the unchanged members of touched clusters, a mask) with each cluster of
-    more than :data:`AROUND_MIN` cut to the :data:`AROUND_K` nearest members of each of its
-    ``anchors`` (rows of new, changed or swept memories, in cluster ``anchor_labels``); a
-    large cluster with no anchor (touched only by a memory leaving it) is not planned. The
-    rest keeps its label and stays as the last run left it. Also gives how many clusters
-    were cut."""
-    rows = np.flatnonzero(members)
-    if not rows.size:
-        return members, 0
-    labs = labels[rows]
-    counts = np.bincount(labs)
-    big = np.flatnonzero(counts > AROUND_MIN)
-    if not big.size:
-        return members, 0
-    out = members.copy()
-    order = np.argsort(labs, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(counts)))
-    a_order = np.argsort(anchor_labels, kind="stable")
-    a_sorted = anchor_labels[a_order]
-    for t in big.tolist():
-        m_rows = rows[order[starts[t]:starts[t + 1]]]
-        lo, hi = np.searchsorted(a_sorted, [t, t + 1])
-        a_rows = anchors[a_order[lo:hi]]
-        out[m_rows] = False
-        k = min(AROUND_K, len(m_rows))
-        for s in range(0, len(a_rows), PLACE_BLOCK):
-            sims = unit[a_rows[s:s + PLACE_BLOCK]] @ unit[m_rows].T
-            near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-            out[m_rows[near.ravel()]] = True
-    return out, int(big.size)
 
 
 # -- the run's view: which rows go through the stages ---------------------------------------
@@ -489,13 +460,36 @@ class Incremental:
                 full_run = prev.full_run_id
             else:
                 base, drift, full_run = len(mems), 0, run_id
+            vecs = None
+            if pool.vectors is not None and len(pool.vectors) == len(pool.memories):
+                vecs = np.full((len(rows), pool.vectors.shape[1]), np.nan, dtype=np.float32)
+                vecs[:len(keep)] = pool.vectors[idx[np.asarray(keep, dtype=np.int64)]]
             out.append(NamespaceState(
                 ns, run_id, self.key, self.model_id, now,
                 np.asarray([m.id for m in all_mems], dtype=str),
                 np.asarray([m.version for m in all_mems], dtype=np.int64), compact,
                 _usage(all_mems), np.asarray(xy, dtype=np.float32)[rows].reshape(-1, 2),
-                base, drift, full_run))
+                base, drift, full_run, vecs))
         return out
+
+
+def kept_vectors(memories: Sequence[Memory], state: NamespaceState | None,
+                 dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``memories`` (one namespace's) whose vector ``state`` keeps (same id and
+    version, a finite row of ``dim`` columns), and those vectors."""
+    vecs = None if state is None else state.vectors
+    if state is None or vecs is None or vecs.shape[1] != dim or not len(memories):
+        return np.zeros(0, dtype=np.int64), np.zeros((0, dim), dtype=np.float32)
+    pos = {mid: i for i, mid in enumerate(state.ids.tolist())}
+    srow = np.fromiter((pos.get(m.id, -1) for m in memories), dtype=np.int64,
+                       count=len(memories))
+    ok = srow >= 0
+    ok[ok] = state.versions[srow[ok]] == np.fromiter(
+        (m.version for m, k in zip(memories, ok) if k), dtype=np.int64, count=int(ok.sum()))
+    rows = np.flatnonzero(ok)
+    got = vecs[srow[rows]]
+    finite = np.isfinite(got).all(axis=1)
+    return rows[finite], np.ascontiguousarray(got[finite])
 
 
 def check_state(store_dir: StateDir | None, config: Config, ns: str,

@@ -166,12 +166,18 @@ def load(state: RunState) -> None:
 # -- embed, place ----------------------------------------------------------------------------
 
 def embed_pool(store: Any, config: Config, pool: Pool, progress: ProgressFn | None,
-               executor: Any = None, embedder: Any = None) -> None:
+               executor: Any = None, embedder: Any = None,
+               kept: Mapping[str, Any] | None = None) -> None:
     """Embed ``pool`` (what the cache lacks), on ``executor``'s workers when it has several,
-    and serve the pool's siblings (``job.served``)."""
+    and serve the pool's siblings (``job.served``). ``kept``: incremental states by namespace;
+    an unchanged memory's vector is read from its state, not the cache (reading a million
+    cached vectors was most of a 1M night's embed stage)."""
     from memmaint.maintenance.embed.base import embed_memories, get_embedder
 
     embedder = embedder or get_embedder(config.embedding)  # one per run (a model loads once)
+    dim = int(embedder.dim)
+    known, known_vecs = _kept_vectors(pool, kept or {}, dim)
+    rest = np.setdiff1d(np.arange(len(pool.memories)), known, assume_unique=True)
     batch_size = config.embedding.batch_size
     if executor is not None and executor.workers > 1:  # batches spread over workers
         from memmaint.maintenance.job.executors import ExecutorEmbedder
@@ -182,16 +188,42 @@ def embed_pool(store: Any, config: Config, pool: Pool, progress: ProgressFn | No
     def on_batch(done: int, total: int) -> None:
         tick(progress, "embed", done, total)
 
-    result = embed_memories(store, embedder, pool.memories,
-                            batch_size=batch_size, progress=on_batch)
-    pool.vectors = np.asarray(result.vectors, dtype=np.float32)
-    pool.embedding = {"model_id": embedder.model_id, "dim": int(embedder.dim),
+    todo = pool.memories if not known.size else [pool.memories[i] for i in rest.tolist()]
+    result = embed_memories(store, embedder, todo, batch_size=batch_size, progress=on_batch)
+    if known.size:
+        vectors = np.empty((len(pool.memories), dim), dtype=np.float32)
+        vectors[known] = known_vecs
+        vectors[rest] = np.asarray(result.vectors, dtype=np.float32).reshape(-1, dim)
+        pool.vectors = vectors
+    else:
+        pool.vectors = np.asarray(result.vectors, dtype=np.float32)
+    pool.embedding = {"model_id": embedder.model_id, "dim": dim,
                       "embedded": int(result.embedded), "cached": int(result.cached),
                       "truncated": int(result.truncated)}
+    if known.size:
+        pool.embedding["from_state"] = int(known.size)
     from memmaint.maintenance.job.served import serve_siblings
 
     pool.siblings = serve_siblings(store, embedder, pool.memories, config.agents, pool.vectors,
                                    config.retrieve.replacement_cosine)
+
+
+def _kept_vectors(pool: Pool, kept: Mapping[str, Any], dim: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Pool rows whose vectors the namespaces' incremental states keep, and those vectors."""
+    if not kept:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, dim), dtype=np.float32)
+    from memmaint.maintenance.job.incremental import kept_vectors
+
+    rows, vecs = [], []
+    for ns, idx in pool.by_namespace.items():
+        if ns in kept:
+            r, v = kept_vectors([pool.memories[i] for i in idx.tolist()], kept[ns], dim)
+            rows.append(np.asarray(idx)[r])
+            vecs.append(v)
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, dim), dtype=np.float32)
+    return np.concatenate(rows), np.concatenate(vecs)
 
 
 def embed(state: RunState) -> None:
@@ -202,13 +234,14 @@ def embed(state: RunState) -> None:
     state.writing.append(not state.dry_run)
     with state.stages("embed") as st:
         embed_pool(cache_store, state.config, pool, state.progress, state.executor,
-                   state.embedder)
+                   state.embedder, kept=state.checked)
         st.count = pool.embedding.get("embedded", 0)
         st.detail = dict(pool.embedding)
     if report is not None:
         report.embedding = dict(pool.embedding)
-        log.info("run %s: embedded %d, %d from cache, %d truncated", report.run_id,
-                 pool.embedding["embedded"], pool.embedding["cached"],
+        log.info("run %s: embedded %d, %d from cache, %d from the incremental state, %d "
+                 "truncated", report.run_id, pool.embedding["embedded"],
+                 pool.embedding["cached"], pool.embedding.get("from_state", 0),
                  pool.embedding["truncated"])
 
 
