@@ -318,3 +318,16 @@ def test_a_serial_after_a_capitalised_noun_names_the_matter():
     found = relation(a, b, 0.9)
     assert found is not None and found.kind == "distinct"
     assert not statement("Report 2024-11-18 is late.").ids
+
+
+def test_bookings_for_two_named_groups_are_two_facts():
+    """"reserved for the Adeyemi group every Monday" / "... for the Marchetti group every
+    Tuesday": two scopes, not one booking moved (one was retired: a fact lost)."""
+    from memmaint.maintenance.agents.updates import change_between, statement_of
+    from memmaint.maintenance.core.config import AgentsConfig
+
+    a = statement_of("The cell sorter is reserved for the Adeyemi group every Monday morning.")
+    b = statement_of("The cell sorter is reserved for the Marchetti group every Tuesday "
+                     "morning.")
+    found = change_between(a, b, 0.9, AgentsConfig())
+    assert found is None or found.kind != "change"

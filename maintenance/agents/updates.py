@@ -120,12 +120,12 @@ _ADDITIVE = re.compile(r"\b(?:another|also|too|as well|additional|including|both
                        re.IGNORECASE)
 
 
-_SCOPE = re.compile(r"\bfor\s+([A-Z][\w/+.-]*(?:\s+[A-Z][\w/+.-]*)*)")
+_SCOPE = re.compile(r"\bfor\s+(?:the\s+)?([A-Z][\w/+.-]*(?:\s+[A-Z][\w/+.-]*)*)")
 
 
 def _scopes(text: str) -> set[str]:
-    """What "for X" restricts a statement to, when X is a name ("for Japan", "for Monday");
-    not "for the user"."""
+    """What "for X" restricts a statement to, when X is a name ("for Japan", "for Monday",
+    "for the Adeyemi group"); not "for the user"."""
     return {m.group(1).lower().rstrip(".") for m in _SCOPE.finditer(text)}
 
 
