@@ -60,3 +60,18 @@ def test_routing_attaches_noise_through_either_search(monkeypatch, limit):
     noise = [i for i in range(2000) if labels[i] == -1]
     right = sum(table.assignment.get(f"m{i}") == topic[i] for i in noise)
     assert right >= 0.95 * len(noise)
+
+
+def test_unit_rows_by_blocks_equals_the_whole_array_at_once(monkeypatch):
+    """Blocking changes nothing: each row's norm is its own (bit for bit)."""
+    import numpy as np
+
+    from memmaint.maintenance.retrieve import routing
+
+    monkeypatch.setattr(routing, "UNIT_BLOCK", 7)
+    x = np.random.default_rng(3).standard_normal((50, 16)).astype(np.float32)
+    x[4] = 0.0
+    a = np.asarray(x, dtype=np.float64)
+    norms = np.linalg.norm(a, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    assert np.array_equal(routing.unit_rows(x), a / norms)
