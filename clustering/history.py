@@ -144,8 +144,37 @@ def split_large(labels: Any, embeddings: Any, max_size: int,
     next_label = int(out.max()) + 1
     for label in ids[counts > max_size]:
         members = np.flatnonzero(out == label)
-        local = MergeHistory.from_linkage(linkage(E[members], "average", metric="cosine"))
-        pieces = local.split(np.zeros(members.size, dtype=np.int64), max_size)
-        out[members] = np.where(pieces == 0, label, pieces - 1 + next_label)
-        next_label += int(pieces.max())
+        parts = _bisect(E, members, max(LINKAGE_MAX, max_size))
+        for k, part in enumerate(parts):
+            local = MergeHistory.from_linkage(linkage(E[part], "average", metric="cosine")) \
+                if part.size > max_size else None
+            pieces = local.split(np.zeros(part.size, dtype=np.int64), max_size) \
+                if local is not None else np.zeros(part.size, dtype=np.int64)
+            first = label if k == 0 else next_label
+            if k:
+                next_label += 1
+            out[part] = np.where(pieces == 0, first, pieces - 1 + next_label)
+            next_label += int(pieces.max())
     return out
+
+
+#: Members of one cluster up to which ``split_large`` cuts it along an average linkage of
+#: their own (its distances take ``8 n**2 / 2`` bytes: 268 MB here); a larger cluster (a
+#: full rebuild of a 1M pool makes some of 20,000 and more) is first halved by spherical
+#: 2-means, seeded, until each part is within it.
+LINKAGE_MAX = 8192
+
+
+def _bisect(E: np.ndarray, members: np.ndarray, limit: int) -> list[np.ndarray]:
+    """``members`` cut in two by a seeded spherical 2-means, recursively, into parts of at
+    most ``limit`` (a part the 2-means cannot cut is halved in row order)."""
+    if members.size <= limit:
+        return [members]
+    from memmaint.clustering.cells import kmeans, nearest_centres
+
+    x = E[members]
+    unit = (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+    side = nearest_centres(unit, kmeans(unit, 2, np.random.default_rng(members.size)), 1)[:, 0]
+    if side.min() == side.max():
+        side = (np.arange(members.size) >= members.size // 2).astype(side.dtype)
+    return [p for s in (0, 1) for p in _bisect(E, members[side == s], limit)]

@@ -138,3 +138,33 @@ def test_split_large_without_a_history_uses_the_clusters_own_embeddings():
     assert groups == {frozenset(range(10)), frozenset(range(10, 20)),
                       frozenset(range(20, 30))}  # the three tight groups, whole
     assert not set(out[:30].tolist()) & {-1, 1}
+
+
+def test_a_cluster_above_linkage_max_is_halved_first_then_cut_to_size(monkeypatch):
+    """A cluster too large for an average linkage of its own is cut by seeded 2-means into
+    parts within LINKAGE_MAX first; every piece ends within the limit, labels stay unique, and
+    the tight groups still end whole."""
+    from memmaint.clustering import history
+    from memmaint.clustering.history import split_large
+
+    rng = np.random.default_rng(4)
+    centres = rng.normal(size=(8, 16))
+    E = np.vstack([c + 0.01 * rng.normal(size=(10, 16)) for c in centres])
+    labels = np.r_[np.zeros(80, dtype=np.int64), [-1, 1, 1]]
+    E = np.vstack([E, rng.normal(size=(3, 16))])
+    monkeypatch.setattr(history, "LINKAGE_MAX", 25)
+    out = split_large(labels, E, 10)
+    assert (out[80:] == labels[80:]).all()
+    sizes = np.bincount(out[:80])
+    assert sizes[sizes > 0].max() <= 10 and not set(out[:80].tolist()) & {-1, 1}
+    groups = {frozenset(np.flatnonzero(out == p).tolist()) for p in np.unique(out[:80])}
+    assert groups == {frozenset(range(10 * g, 10 * g + 10)) for g in range(8)}
+    assert np.array_equal(split_large(labels, E, 10), out)  # seeded: the same cut again
+
+
+def test_the_rules_are_handed_clusters_of_at_most_rules_max_cluster():
+    from memmaint.maintenance.agents.dispatch import cluster_size_limit
+    from memmaint.maintenance.agents.rules import RULES_MAX_CLUSTER
+    from memmaint.maintenance.core.config import Config
+
+    assert cluster_size_limit(Config()) == RULES_MAX_CLUSTER == 8192

@@ -593,4 +593,9 @@ def rules_agent(config: AgentsConfig | Any) -> Callable[..., Plan]:
 
 
 rules_agent.plans_in_chunks = True  # type: ignore[attr-defined]  # see agents.dispatch
+#: The largest cluster the job hands the rules whole; larger ones are cut along the merge
+#: history first (a cluster's cosine matrix is 8 n**2 bytes: a full rebuild of a 1M pool ran
+#: out of 23 GB on one; the rules read only candidate pairs in a cluster that large anyway).
+RULES_MAX_CLUSTER = 8192
+rules_agent.cluster_size_limit = lambda _config: RULES_MAX_CLUSTER  # type: ignore[attr-defined]
 rules_agent.reads_siblings = True  # type: ignore[attr-defined]  # see agents.dispatch
