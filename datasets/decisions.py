@@ -49,7 +49,7 @@ from memmaint.maintenance.core.records import Memory
 GROUP_TYPES = ("duplicate", "refinement", "update", "contradiction", "distinct_related",
                "temporal", "unrelated")
 PARTS = ("dev", "validation", "fresh", "blind", "sealed", "unseen", "hidden", "withheld",
-         "spare", "vault")
+         "spare", "vault", "keep")
 #: The group types of one generated pool, in order.
 POOL_MIX = ("duplicate", "duplicate", "refinement", "refinement", "update", "update",
             "update", "contradiction", "distinct_related", "temporal", "unrelated",
@@ -327,8 +327,8 @@ def _hand_draft(item: Hand) -> _Draft:
 def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> DecisionSet:
     """The ``dev`` (tuning) or ``validation`` part: ``pools`` generated pools of
     :data:`POOL_MIX` groups each, plus a pool of the part's hand-written groups; or the
-    ``fresh``, ``blind``, ``sealed``, ``unseen``, ``hidden``, ``withheld``, ``spare`` or ``vault``
-    part, hand-written groups only in one namespace
+    ``fresh``, ``blind``, ``sealed``, ``unseen``, ``hidden``, ``withheld``, ``spare``, ``vault``
+    or ``keep`` part, hand-written groups only in one namespace
     (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`,
     :data:`~memmaint.datasets.decision_blind.BLIND_HAND`,
     :data:`~memmaint.datasets.decision_sealed.SEALED_HAND`,
@@ -336,7 +336,8 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
     :data:`~memmaint.datasets.decision_hidden.HIDDEN_HAND`,
     :data:`~memmaint.datasets.decision_withheld.WITHHELD_HAND`,
     :data:`~memmaint.datasets.decision_spare.SPARE_HAND`,
-    :data:`~memmaint.datasets.decision_vault.VAULT_HAND`; ``pools`` ignored)."""
+    :data:`~memmaint.datasets.decision_vault.VAULT_HAND`,
+    :data:`~memmaint.datasets.decision_keep.KEEP_HAND`; ``pools`` ignored)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
     if part == "fresh":
@@ -371,6 +372,10 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
         from memmaint.datasets.decision_vault import VAULT_HAND
 
         return hand_set(VAULT_HAND, part="vault", namespace="vault")
+    if part == "keep":
+        from memmaint.datasets.decision_keep import KEEP_HAND
+
+        return hand_set(KEEP_HAND, part="keep", namespace="keep")
     fams, ids, names, hand = ((DEV_FAMILIES, DEV_IDS, DEV_NAMES, DEV_HAND) if part == "dev"
                               else (VAL_FAMILIES, VAL_IDS, VAL_NAMES, VAL_HAND))
     b = _Builder(part)
