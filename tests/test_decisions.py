@@ -331,3 +331,21 @@ def test_bookings_for_two_named_groups_are_two_facts():
                      "morning.")
     found = change_between(a, b, 0.9, AgentsConfig())
     assert found is None or found.kind != "change"
+
+
+def test_a_relation_that_holds_for_many_names_is_no_attribute_changing():
+    """"visits Oakhurst on Mondays" / "visits Fenby Green on Mondays" are two stops (one was
+    retired: a fact lost); saying it changed ("now visits") is still an update, and an
+    attribute ("works at") still takes one value."""
+    from memmaint.maintenance.agents.updates import change_between, statement_of
+    from memmaint.maintenance.core.config import AgentsConfig
+
+    cfg = AgentsConfig()
+
+    def rel(x, y):
+        return change_between(statement_of(x), statement_of(y), 0.9, cfg)
+
+    old = "The mobile library visits Oakhurst village on Mondays."
+    assert rel(old, "The mobile library visits Fenby Green on Mondays.") is None
+    assert rel(old, "The mobile library now visits Fenby Green on Mondays.").kind == "change"
+    assert rel("The user works at Acme.", "The user works at Globex.").kind == "change"

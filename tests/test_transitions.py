@@ -134,6 +134,8 @@ def test_a_value_changed_for_something_the_old_memory_never_names_is_no_update()
      "our editor from May."), "Maud Keller"),
     ("The opposing counsel on the Birch estate is Ruaraidh Blen.", ("Ruaraidh Blen has handed "
      "the Birch estate file to his colleague Ngozi Arbo."), "Ruaraidh Blen"),
+    ("The podcast is edited by Piers Hall.", ("Piers Hall is leaving, and Dagny Oster will "
+     "edit the podcast from episode 20."), "Piers Hall"),
     ("The kitchen units are coming from Harwick Joinery.", ("We cancelled Harwick Joinery and "
      "ordered the kitchen from Brennholt Kitchens instead."), "Harwick Joinery"),
 ])

@@ -92,8 +92,9 @@ _NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}"
 #: Blenkinsop has handed the file to his colleague Ngozi Arbuthnot": a person gone from a
 #: role, read only with the successor the sentence names (group 2), so "Tom left the office
 #: early" retires nothing.
-_HANDED_OVER = re.compile(rf"(?<![\w'’-])({_NAME})\s+(?:has|had)\s+(?:left|quit|stepped down|"
-                          rf"resigned|retired|moved on|handed\b[^.;!?]*?\bto)\b[^.;!?]*?"
+_HANDED_OVER = re.compile(rf"(?<![\w'’-])({_NAME})\s+(?:(?:has|had)\s+(?:left|quit|stepped down|"
+                          rf"resigned|retired|moved on|handed\b[^.;!?]*?\bto)|is\s+(?:leaving|"
+                          rf"stepping down|retiring|moving on))\b[^.;!?]*?"
                           rf"(?<![.!?]\s)(?<!^)\b({_NAME})")
 #: "Thaddeus has taken over from Cosimo": the successor opens the sentence (group 1).
 _TOOK_OVER = re.compile(rf"(?<![\w'’-])({_NAME})\s+(?:has\s+|had\s+)?(?:took|taken|takes|"

@@ -103,6 +103,14 @@ def change_between(a: Statement, b: Statement, cosine: float,
     if sa and sb and not sa & sb:
         return None  # "Desk bookings for Monday ..." / "... for Tuesday ...": two scopes
     explicit = a.update_word or b.update_word or bool(a.switched_from or b.switched_from)
+    names_differ = "different names" in found.detail or (
+        ":" in found.detail and " vs " in found.detail.split(":", 1)[1])  # "works: a vs b"
+    if not polarity and not explicit and names_differ and a.verb in _MANY_VALUED \
+            and b.verb in _MANY_VALUED:
+        # "The mobile library visits Oakhurst on Mondays" / "... visits Fenby Green on
+        # Mondays": a relation that holds for many names at once is no attribute taking a new
+        # value; a change still says so ("now visits", "no longer visits")
+        return None
     if not polarity and not explicit and (
             is_activity(a) or is_activity(b) or is_long(a) or is_long(b)
             or is_opinion(a) or is_opinion(b)):
@@ -113,6 +121,12 @@ def change_between(a: Statement, b: Statement, cosine: float,
     return found
 
 
+#: Verbs of relations that hold for many names at once (a place visited, a language spoken).
+_MANY_VALUED = frozenset((
+    "visit", "visits", "meet", "meets", "like", "likes", "love", "loves", "enjoy", "enjoys",
+    "read", "reads", "play", "plays", "sell", "sells", "stock", "stocks", "serve", "serves",
+    "offer", "offers", "teach", "teaches", "support", "supports", "speak", "speaks",
+    "collect", "collects", "attend", "attends"))
 #: Update words that still say a change inside a report of a past event ("moved the standup
 #: to", "instead"); "new", "now" and "became" do not ("connected with new teammates").
 _EVENT_CHANGE_WORDS = UPDATE_WORDS - {"newly", "now", "became", "becomes", "starting"}
