@@ -315,6 +315,9 @@ def test_a_large_touched_cluster_is_planned_around_what_changed(monkeypatch):
     assert got[10:13].all()  # cluster 1 (3 members) whole
     assert not got[13:21].any()  # cluster 2: nothing changed in it
     assert not got[21:].any() and members.sum() == 21  # anchors are not members; input kept
+    unit[5] = unit[6] = unit[7] = unit[8]  # a swept member (8) with exact twins beyond K
+    got, _ = around.around_changes(labels, members, np.array([8]), labels[[8]], unit)
+    assert got[8] and got[:10].sum() >= 2
 
 
 def test_unchanged_memories_take_their_vectors_from_the_state(db):

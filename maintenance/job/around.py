@@ -56,4 +56,5 @@ def around_changes(labels: np.ndarray, members: np.ndarray, anchors: np.ndarray,
             sims = unit[a_rows[s:s + block]] @ unit[m_rows].T
             near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
             out[m_rows[near.ravel()]] = True
+        out[a_rows[members[a_rows]]] = True  # a swept member is planned whatever its ties
     return out, int(big.size)
