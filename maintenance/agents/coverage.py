@@ -53,6 +53,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memmaint.maintenance.agents.periods import same_period
+
 _STOP = frozenset((
     "a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at",
     "by", "for", "with", "from", "as", "into", "onto", "over", "under", "above", "below",
@@ -517,12 +519,14 @@ def same_anchor(sources: Sequence[tuple[str, datetime]]) -> bool:
     """Whether a merge of ``(text, created_at)`` sources keeps every relative time true.
 
     A merged memory is dated like its newest source, so a source saying "last week" may only
-    be merged with sources of its own day: otherwise its "last week" would move.
+    be merged with sources of its own day: otherwise its "last week" would move ("this
+    spring" may, while it names the same spring: :func:`~.periods.same_period`).
     """
     if not sources:
         return True
     newest = max(when for _t, when in sources).date()
-    return all(when.date() == newest or not relative_times(text) for text, when in sources)
+    return all(when.date() == newest or same_period(relative_times(text), when.date(), newest)
+               for text, when in sources)
 
 
 def _join(a: str, b: str, sep: str) -> str:

@@ -172,15 +172,17 @@ def is_past(text: str) -> bool:
             if m.group(1).lower() == "grew" and re.match(r"\s+up\b", text[m.end():]):
                 continue  # where someone grew up reads the same under any date
             at = [k for k, w in enumerate(words) if w == m.group(1).lower()]
-            if at and at[0] > 0 and words[at[0] - 1] in _BE_OR_CONDITION:
+            if at and at[0] > 0 and (words[at[0] - 1] in _BE_OR_CONDITION
+                                     or words[at[0] - 1].endswith(("'m", "'re"))):
                 continue  # a passive, a state or a condition: "is left", "once paid"
             return True
         word = m.group(2)
         if word[0].isupper() or word in _STATE_PARTICIPLES:  # a name ("Tracked 48")
             continue
         idx = [k for k, w in enumerate(words) if w == word]
-        if idx and idx[0] > 0 and words[idx[0] - 1] in _BE:
-            continue
+        if idx and idx[0] > 0 and (words[idx[0] - 1] in _BE
+                                   or words[idx[0] - 1].endswith(("'m", "'re"))):
+            continue  # a state: "is married", "I'm signed up", "we're booked"
         if idx and "with" in words[max(0, idx[0] - 3):idx[0]]:
             continue  # a state: "with bills included", "with breakfast served"
         if idx and idx[0] > 0 and words[idx[0] - 1] in _NO_EVENT_AFTER:
