@@ -49,7 +49,7 @@ from memmaint.maintenance.core.records import Memory
 GROUP_TYPES = ("duplicate", "refinement", "update", "contradiction", "distinct_related",
                "temporal", "unrelated")
 PARTS = ("dev", "validation", "fresh", "blind", "sealed", "unseen", "hidden", "withheld",
-         "spare", "vault", "keep")
+         "spare", "vault", "keep", "ledger")
 #: The group types of one generated pool, in order.
 POOL_MIX = ("duplicate", "duplicate", "refinement", "refinement", "update", "update",
             "update", "contradiction", "distinct_related", "temporal", "unrelated",
@@ -327,8 +327,8 @@ def _hand_draft(item: Hand) -> _Draft:
 def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> DecisionSet:
     """The ``dev`` (tuning) or ``validation`` part: ``pools`` generated pools of
     :data:`POOL_MIX` groups each, plus a pool of the part's hand-written groups; or the
-    ``fresh``, ``blind``, ``sealed``, ``unseen``, ``hidden``, ``withheld``, ``spare``, ``vault``
-    or ``keep`` part, hand-written groups only in one namespace
+    ``fresh``, ``blind``, ``sealed``, ``unseen``, ``hidden``, ``withheld``, ``spare``, ``vault``,
+    ``keep`` or ``ledger`` part, hand-written groups only in one namespace
     (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`,
     :data:`~memmaint.datasets.decision_blind.BLIND_HAND`,
     :data:`~memmaint.datasets.decision_sealed.SEALED_HAND`,
@@ -337,7 +337,8 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
     :data:`~memmaint.datasets.decision_withheld.WITHHELD_HAND`,
     :data:`~memmaint.datasets.decision_spare.SPARE_HAND`,
     :data:`~memmaint.datasets.decision_vault.VAULT_HAND`,
-    :data:`~memmaint.datasets.decision_keep.KEEP_HAND`; ``pools`` ignored)."""
+    :data:`~memmaint.datasets.decision_keep.KEEP_HAND`,
+    :data:`~memmaint.datasets.decision_ledger.LEDGER_HAND`; ``pools`` ignored)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
     if part == "fresh":
@@ -376,6 +377,10 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
         from memmaint.datasets.decision_keep import KEEP_HAND
 
         return hand_set(KEEP_HAND, part="keep", namespace="keep")
+    if part == "ledger":
+        from memmaint.datasets.decision_ledger import LEDGER_HAND
+
+        return hand_set(LEDGER_HAND, part="ledger", namespace="ledger")
     fams, ids, names, hand = ((DEV_FAMILIES, DEV_IDS, DEV_NAMES, DEV_HAND) if part == "dev"
                               else (VAL_FAMILIES, VAL_IDS, VAL_NAMES, VAL_HAND))
     b = _Builder(part)

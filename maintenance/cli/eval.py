@@ -244,7 +244,8 @@ def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
 @_common
 @click.option("--part",
               type=click.Choice(["dev", "validation", "fresh", "blind", "sealed", "unseen",
-                                 "hidden", "withheld", "spare", "vault", "keep"]),
+                                 "hidden", "withheld", "spare", "vault", "keep",
+                                 "ledger"]),
               default="dev", show_default=True,
               help="The tuning part (dev), the held-out validation part, the fresh "
                    "hand-written part (informal wordings, read and fixed against since), "
@@ -257,8 +258,9 @@ def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
                    "session, never tuned on, spare: a seventh held-out hand-written part: "
                    "run once at the end of a session, never tuned on, vault: an eighth "
                    "held-out hand-written part: run once at the end of a session, never tuned "
-                   "on, or keep: a ninth held-out hand-written part: run once at the end of a "
-                   "session, never tuned on.")
+                   "on, keep: a ninth held-out hand-written part: run once at the end of a "
+                   "session, never tuned on, or ledger: a tenth held-out hand-written part: "
+                   "run once at the end of a session, never tuned on.")
 @click.option("--pools", type=int, default=None,
               help="Only the first N generated pools (and the hand-written one).")
 @click.option("--failures", type=int, default=0, show_default=True,
