@@ -601,10 +601,11 @@ def _session_note(st: Statement) -> bool:
     return is_report(st) or (is_opinion(st) and not _PREFERENCE.search(st.text))
 
 
-#: A standing like or dislike ("The user hates long meetings"), which holds beyond its day,
+#: A standing like, dislike or wish ("The user hates long meetings", "I want my reminder at
+#: 7 in the evening"), which holds beyond its day,
 #: unlike a feeling about one ("Maria finds volunteering fulfilling").
-_PREFERENCE = re.compile(r"\b(?:loves?|likes?|enjoys?|hates?|dislikes?|prefers?|can't stand)\b",
-                         re.IGNORECASE)
+_PREFERENCE = re.compile(r"\b(?:loves?|likes?|enjoys?|hates?|dislikes?|prefers?|can't stand|"
+                         r"wants?\s+(?:my|his|her|their|our|the|a|an)\b)", re.IGNORECASE)
 
 
 __all__ = ["PARAPHRASE_COSINE", "Clause", "MergeText", "absolute_date", "clause_covered", "clauses_of",

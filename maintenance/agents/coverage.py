@@ -53,6 +53,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memmaint.maintenance.agents.clock import clock_forms
 from memmaint.maintenance.agents.periods import same_period
 
 _STOP = frozenset((
@@ -273,7 +274,7 @@ _PLACE_ALIASES = tuple((re.compile(pattern), canonical) for pattern, canonical i
 #: One time, period or phrase written several ways, read as one: "noon" is 12:00, "two
 #: weeks" 14 days, "two times daily" twice a day, "these days" now, "at no cost" free, "is
 #: afraid of" / "has a fear of" fears, "one day" 1 day (and whole days of hours as days:
-#: :func:`canonical_forms`), "was raised in" grew up in.
+#: :func:`canonical_forms`), "was raised in" grew up in, "once the battery drops" when.
 _PHRASE_ALIASES = tuple((re.compile(pattern, re.IGNORECASE), canonical) for pattern, canonical in (
     (r"\b(?:noon|midday)\b", "12:00"),
     (r"\bmidnight\b", "00:00"),
@@ -287,6 +288,9 @@ _PHRASE_ALIASES = tuple((re.compile(pattern, re.IGNORECASE), canonical) for patt
     (r"\b(?:one|a single)\s+day\b", "1 day"),
     (r"\b(once|twice|three times|four times)\s+(?:daily|per day|each day)\b", r"\1 a day"),
     (r"\b(?:was|were|got)\s+(?:raised|brought up)\s+in\b", "grew up in"),
+    ((r"\bonce(?=\s+(?:the|it|they|we|you|he|she|this|that|your|our|their|its|his|her|any|"
+      r"every|each)\b|\s+\w+\s+(?:falls|drops|reaches|hits|runs|gets|is|are|has)\b)"),
+     "when"),  # a condition ("once stock falls to two"), not a time gone by
     (r"\b(?:every|each)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
      r"on \1"),
 ))
@@ -314,12 +318,13 @@ def canonical_forms(text: str) -> str:
     """``text`` with the usual names of one place written one way ("Standard delivery to
     Britain" -> "... to the UK"), "working days" as "business days", and the times, periods
     and phrases of :data:`_PHRASE_ALIASES` one way, so that the readers compare places and
-    periods, not spellings."""
+    periods, not spellings; clock times, percentages and counts too
+    (:func:`~memmaint.maintenance.agents.clock.clock_forms`)."""
     for pattern, canonical in _PLACE_ALIASES:
         text = pattern.sub(canonical, text)
     for pattern, canonical in _PHRASE_ALIASES:
         text = pattern.sub(canonical, text)
-    return _HOURS.sub(_hours_as_days, _WEEKS.sub(_weeks_as_days, text))
+    return _HOURS.sub(_hours_as_days, _WEEKS.sub(_weeks_as_days, clock_forms(text)))
 
 
 def units(text: str) -> list[Unit]:

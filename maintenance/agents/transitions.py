@@ -109,10 +109,15 @@ _STOPPED = re.compile(rf"\b(?:stopped|no longer)\s+((?:\w+(?:ing|s)\b)\s*[^.,;!?
                       re.IGNORECASE)
 _NOT_X = re.compile(r"[,;]\s*(?:not|rather than|no more)\s+([^.,;!?]+?)\s*(?:[.!?]|$)",
                     re.IGNORECASE)
-_TO_VALUE = re.compile(rf"\b{_CHANGE_VERB}{_PARTICLE}\s+(?:\w+\s+){{0,3}}?to\s+{_SPAN}{_END}",
-                       re.IGNORECASE)
-_RAISED = re.compile(rf"\b(?:rais|lower|increas|reduc|extend|shorten)(?:ed|es|ing)\s+"
-                     rf"(?:\w+\s+){{0,3}}?to\s+{_SPAN}{_END}", re.IGNORECASE)
+#: "moved X to Y", "raised the amoxicillin 500mg reorder level to 16 packs", "moved the fleet's
+#: insurance over to Aerocover", "the herd is down to 52 cows": up to six words of object, none
+#: opening another clause ("subscription.updated webhooks are retried for up to 48 hours").
+_OBJECT = r"(?:(?!(?:is|are|was|were|be|been|has|have|had|and|but)\b)[\w'’-]+\s+){0,6}?"
+_TO_VALUE = re.compile(rf"(?<![.\w-]){_CHANGE_VERB}{_PARTICLE}\s+{_OBJECT}(?:over\s+)?to\s+"
+                       rf"{_SPAN}{_END}", re.IGNORECASE)
+_RAISED = re.compile(rf"(?<![.\w-])(?:(?:rais|lower|increas|reduc|extend|shorten|revis)(?:ed|es|ing)"
+                     rf"\s+{_OBJECT}|(?:is|are|was|were)\s+(?:now\s+)?(?:down|up|back)\s+)"
+                     rf"to\s+{_SPAN}{_END}", re.IGNORECASE)
 _MOVE = re.compile(r"\b(?:mov|relocat)\w*", re.IGNORECASE)
 _WHERE = re.compile(r"\b(?:lives?|living|based|located|resides?|home is|stays?|is on the|"
                     r"are on the|is in|are in|is at|are at)\b", re.IGNORECASE)
@@ -134,6 +139,8 @@ _ORDINALS = {"zeroth": "0", **ORDINAL_WORDS}
 _ORDINAL_RE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b", re.IGNORECASE)
 _PLAIN_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
 _VALUE_KINDS = ("date", "time", "weekday", "number", "price", "percent")
+#: Holders that name who acts ("We moved the insurance to Aerocover"), not what changed.
+_AGENTS = frozenset(("i", "i'm", "i'v", "i'd", "i'll", "we", "my", "me", "our"))
 _PRONOUN_HOLDERS = frozenset(("i", "i'm", "i'v", "i'd", "i'll", "we", "it", "they", "he",
                               "she", "not", "user", "", "my", "me", "you", "this", "that"))
 
@@ -201,8 +208,9 @@ def _topic(old: str, new: str, spans: frozenset[str], cosine: float) -> bool:
     """Whether the two share a content word beside the changed values (or a high cosine)."""
     if cosine >= TOPIC_COSINE:
         return True
-    shared = (_keys(old) & _keys(new)) - spans
-    return any(not w.isdigit() and len(w) > 2 and w not in _GENERIC for w in shared)
+    have = _keys(old) - spans
+    return any(not w.isdigit() and len(w) > 2 and w not in _GENERIC and fuzzy_in(w, have)
+               for w in _keys(new) - spans)  # "insured with" / "the fleet's insurance"
 
 
 _GENERIC = frozenset(stem(w) for w in ("user", "users", "team", "thing", "now", "the"))
@@ -254,6 +262,8 @@ def _holders_differ(old: str, new: str, old_holder: str, new_holder: str,
         return True
     if owner_a == b or owner_b == a:
         return True
+    if strict and (old_holder in _AGENTS or new_holder in _AGENTS):
+        return False  # "We raised the reorder level to 16 packs": who acts, not the subject
     last_a, last_b = a.split("/")[-1], b.split("/")[-1]
     # one's subject word in the other's words is one subject ("The user's savings account
     # pays 4.1%" / "The savings account rate dropped to 3.6%")
@@ -285,7 +295,11 @@ def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
     for m in (*_TO_VALUE.finditer(new), *_RAISED.finditer(new)):
         y = m.group(1)
         new_vals, old_vals = _values(y), _values(old)
-        kinds = [k for k in new_vals if k in old_vals and not new_vals[k] & old_vals[k]]
+        kinds = [k for k in new_vals if k in old_vals and not new_vals[k] & old_vals[k]
+                 and (k != "number" or _same_measure(old, m))]
+        if not kinds and _other_name(old, new, y):
+            kinds = ["name"]
+            new_vals, old_vals = {"name": _names(" " + y)}, {"name": _names(old) - _names(new)}
         moved_home = bool(_MOVE.match(m.group(0)) and _WHERE.search(old)
                           and not _states(old, y))
         if not kinds and not moved_home:
@@ -303,6 +317,71 @@ def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
                     f"(was {', '.join(sorted(old_vals[k]))})")
         return f"moved to {y.strip()}"
     return _reversed(old, new)
+
+
+def _names(text: str) -> frozenset[str]:
+    """The capitalised words of ``text`` after its first word, lower-cased (a day or a month
+    is a date, not a name)."""
+    return frozenset(w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]*", text)
+                     if w not in NOT_NAMES and not _DATE_WORD.fullmatch(w))
+
+
+_DATE_WORD = re.compile(r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?|January|February|March|"
+                        r"April|May|June|July|August|September|October|November|December")
+
+
+_UNIT = re.compile(r"\d[\d,.]*\s*(°?[a-z]+|%)", re.IGNORECASE)
+_LABEL = re.compile(r"([a-z]{3,})\s+\d", re.IGNORECASE)
+
+
+def _same_measure(old: str, m: re.Match[str]) -> bool:
+    """Whether a number changed to (``m``, a match in the newer text) counts what ``old``
+    counts: the word after the new number is one after a number of ``old`` ("10 packs" /
+    "to 16 packs"), or the word before it one ``old`` says ("Node 18.12" / "to Node 20.10"),
+    or, with neither, the words naming what changed ("the app streak is
+    back to 0", "raised the reorder level to 16") are in ``old`` ("streak", not "daily
+    goal")."""
+    span = _ordinals(m.group(1))
+    after = {stem(w.lower()) for w in _UNIT.findall(span)}
+    if after and any(fuzzy_in(w, {stem(x.lower()) for x in _UNIT.findall(_ordinals(old))})
+                     for w in after):
+        return True
+    label = {stem(w.lower()) for w in _LABEL.findall(span)}  # "Node 20.10", "floor 5"
+    if label and any(fuzzy_in(w, _keys(old)) for w in label):
+        return True
+    if after:
+        return False
+    head = m.group(0)[:m.start(1) - m.start(0)].split(None, 1)[1:]  # the object after the verb
+    words = [w for w in _keys(" ".join(head)) if not w.isdigit() and w not in _GENERIC
+             and len(w) > 2]
+    if not words:  # "the app streak is back to 0", "setpoint lowered to 19.5°C"
+        before = re.findall(r"[A-Za-z]+", m.string[:m.start()])
+        words = [stem(before[-1].lower())] if before else []
+    have = _keys(old)
+    return any(fuzzy_in(w, have) for w in words)
+
+
+def _other_name(old: str, new: str, span: str) -> bool:
+    """Whether the changed-to ``span`` names someone or something ``old`` does not, in place of
+    a name ``old`` gives as the value of a word both say ("insured with Skyguard Mutual" /
+    "moved the fleet's insurance over to Aerocover"; "Feed for the cattle comes from Marlpit
+    Mills" / "switched the cattle feed supplier to Cobbold & Ware"). A name beside a number
+    is an identifier or a unit ("Room 3", "4,000 IU"), not a value."""
+    to = _names(" " + span)
+    gone = _names(old) - _names(" " + new)
+    if not to or to & _names(old) or not gone:
+        return False
+    said = {u.key for u in units(new.replace(span, " "))
+            if u.kind == "word" and u.text[:1].islower()} - _GENERIC  # words, not a name
+    for name in gone:
+        at = re.search(rf"(?<![\d,.]\s)\b{re.escape(name)}\b(?!\s*\d)", old, re.IGNORECASE)
+        if at is None:
+            continue
+        before = units(" ".join(re.findall(r"[\w'’-]+", old[:at.start()])[-4:]))
+        if any(u.kind == "word" and u.text[:1].islower() and u.key not in _GENERIC
+               and len(u.key) > 2 and fuzzy_in(u.key, said) for u in before):
+            return True
+    return False
 
 
 def _reversed(old: str, new: str) -> str | None:

@@ -1,0 +1,86 @@
+"""Clock times and counts read one way, and changes spelt out with a longer object or a new
+name (#32): "We raised the amoxicillin 500mg reorder level to 16 packs", "moved the fleet's
+insurance over to Aerocover", "the Jersey herd is down to 52 cows". And what is no change: a
+number of another measure ("the app streak is back to 0" is not the daily goal), a name
+beside a number ("Room 3", "4,000 IU"), a name that is only the holder's."""
+
+from __future__ import annotations
+
+import pytest
+
+from memmaint.maintenance.agents.clock import clock_forms
+from memmaint.maintenance.agents.coverage import units
+from memmaint.maintenance.agents.slots import same_holder, statement
+from memmaint.maintenance.agents.transitions import transition
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Daily login rewards reset at 04:00 UTC.", "Daily login rewards reset at 4:00 UTC."),
+    ("The rollover happens at 4am UTC.", "The rollover happens at 4:00 UTC."),
+    ("Lights off every night at 11:30 pm.", "Lights off every night at 23:30."),
+    ("Remind me at 7 in the evening.", "Remind me at 19:00."),
+    ("Milking is at half five in the morning.", "Milking is at 5:30."),
+    ("At half past eleven the lights go off.", "At 11:30 the lights go off."),
+    ("The call is at 4 p.m. on Monday.", "The call is at 16:00 on Monday."),
+    ("The call is at 4 p.m. The room is booked.", "The call is at 16:00. The room is booked."),
+    ("Any bike under 15 percent charge.", "Any bike under 15% charge."),
+    ("The client works out 4x per week.", "The client works out 4 times per week."),
+    # no hour of the day is said: a version, a ratio, a price and a bare count stay
+    ("Python 3.10, a 1:2 ratio, 12.30 euros, before ten.",
+     "Python 3.10, a 1:2 ratio, 12.30 euros, before ten."),
+])
+def test_clock_forms(text, expected):
+    assert clock_forms(text) == expected
+
+
+def test_one_time_in_two_spellings_is_one_anchor():
+    def numbers(t):
+        return sorted(u.key for u in units(t) if u.kind == "number")
+    assert numbers("Rewards reset at 04:00 UTC.") == numbers("Rewards reset at 4am UTC.")
+    assert numbers("Reminder at 7 in the evening.") == numbers("Reminder at 19:00.")
+    assert numbers("Lights off at 23:30.") == numbers("Lights off at 11:30 pm.")
+
+
+def _change(old: str, new: str, cosine: float) -> str | None:
+    return transition(old, new, cosine, old_holder=statement(old).holder,
+                      new_holder=statement(new).holder, same_holder=same_holder)
+
+
+@pytest.mark.parametrize(("old", "new", "cosine", "said"), [
+    ("Reorder level for amoxicillin 500mg capsules is 10 packs.",
+     "We raised the amoxicillin 500mg reorder level to 16 packs for the winter.", 0.79, "16"),
+    ("We have 64 cows in the Jersey herd.",
+     "After the autumn sale the Jersey herd is down to 52 cows.", 0.83, "52"),
+    ("The user's daily goal on the app is 10 minutes.",
+     "I've bumped my daily goal up to 20 minutes.", 0.63, "20"),
+    ("The daytime thermostat setpoint is 21°C.",
+     "Daytime thermostat setpoint lowered to 19.5°C to save energy.", 0.76, "19.5"),
+    ("The survey drones are insured with Skyguard Mutual.",
+     "We moved the fleet's insurance over to Aerocover at renewal.", 0.34, "aerocover"),
+    ("Feed for the cattle comes from Marlpit Mills.",
+     "We switched the cattle feed supplier to Cobbold & Ware.", 0.52, "cobbold"),
+])
+def test_a_change_spelt_out_with_a_longer_object_or_a_new_name(old, new, cosine, said):
+    found = _change(old, new, cosine)
+    assert found is not None and said in found
+
+
+@pytest.mark.parametrize(("old", "new", "cosine"), [
+    # another measure: the streak is not the daily goal
+    ("The user's daily goal on the app is 10 minutes.",
+     "The user missed a day and the app streak is back to 0.", 0.6),
+    # a name that is only the holder's, not a value of a word both say
+    ("Lukas is on Asia/Tokyo time.", "Lukas relocated from Graz to Lyon.", 0.5),
+    ("Lukas is on Europe/Berlin time.", "Lukas moved to Porto.", 0.5),
+    # a verb in an identifier, and an object that opens another clause
+    ("Webhook deliveries are now retried for up to 72 hours.",
+     ("During the March billing incident, subscription.updated webhooks are retried for up to "
+     "48 hours."), 0.8),
+    # a name beside a number is an identifier or a unit
+    ("The sopranos rehearse sectionally in Room 3.",
+     "Rehearsals moved to Wednesday evenings at the Quaker meeting house.", 0.5),
+    ("The client is training for an Olympic-distance triathlon in Zell am See.",
+     "The GP increased the client's vitamin D to 4,000 IU a day.", 0.3),
+])
+def test_what_is_not_that_change(old, new, cosine):
+    assert _change(old, new, cosine) is None
