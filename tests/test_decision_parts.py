@@ -6,12 +6,13 @@ written blind and committed before any run), ``withheld`` (a sixth, written blin
 2026-11-29 and committed before any run), ``spare`` (a seventh, likewise written blind on
 2026-11-29 and committed before any run), ``vault`` (an eighth, likewise written blind on
 2026-11-29 and committed before any run), ``keep`` (a ninth, likewise written blind on
-2026-11-29 and committed before any run) and ``ledger`` (a tenth, likewise written blind on
-2026-11-29 and committed before any run). Each builds the same every time, every sentence is
-labelled, no wording means two things, it shares no sentence with the other parts, and the
-CLI runs it (``hidden``, ``withheld``, ``spare``, ``vault``, ``keep`` and ``ledger`` only
-offered: their one run is kept for the end of a session); scores are not asserted (they are
-check sets, never tuned on)."""
+2026-11-29 and committed before any run), ``ledger`` (a tenth, likewise written blind on
+2026-11-29 and committed before any run) and ``harbour`` (an eleventh, likewise written blind
+on 2026-11-29 and committed before any run). Each builds the same every time, every sentence
+is labelled, no wording means two things, it shares no sentence with the other parts, and the
+CLI runs it (``hidden``, ``withheld``, ``spare``, ``vault``, ``keep``, ``ledger`` and
+``harbour`` only offered: their one run is kept for the end of a session); scores are not
+asserted (they are check sets, never tuned on)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import pytest
 
 from memmaint.datasets.decision_blind import BLIND_HAND
 from memmaint.datasets.decision_fresh import FRESH_HAND
+from memmaint.datasets.decision_harbour import HARBOUR_HAND
 from memmaint.datasets.decision_hidden import HIDDEN_HAND
 from memmaint.datasets.decision_keep import KEEP_HAND
 from memmaint.datasets.decision_ledger import LEDGER_HAND
@@ -35,9 +37,10 @@ PARTS = {"fresh": (FRESH_HAND, 60), "blind": (BLIND_HAND, 55),
          "sealed": (SEALED_HAND, 70), "unseen": (UNSEEN_HAND, 60),
          "hidden": (HIDDEN_HAND, 65), "withheld": (WITHHELD_HAND, 70),
          "spare": (SPARE_HAND, 70), "vault": (VAULT_HAND, 70),
-         "keep": (KEEP_HAND, 70), "ledger": (LEDGER_HAND, 70)}
+         "keep": (KEEP_HAND, 70), "ledger": (LEDGER_HAND, 70),
+         "harbour": (HARBOUR_HAND, 70)}
 #: Parts the CLI only offers: their one run is kept for the end of a session.
-OFFERED_ONLY = ("hidden", "withheld", "spare", "vault", "keep", "ledger")
+OFFERED_ONLY = ("hidden", "withheld", "spare", "vault", "keep", "ledger", "harbour")
 
 
 @pytest.mark.parametrize("part", sorted(PARTS))
@@ -99,7 +102,8 @@ def test_cli_offers_the_part_without_running_it(name):
     assert name in part.type.choices
 
 
-@pytest.mark.parametrize("part", ("withheld", "spare", "vault", "keep", "ledger"))
+@pytest.mark.parametrize("part", ("withheld", "spare", "vault", "keep", "ledger",
+                                  "harbour"))
 def test_the_written_blind_part_has_its_planned_mix(part):
     """70 groups: the planned count of each type, unique ids, dates that parse, groups of
     at least two memories except ``unrelated``, and every update, contradiction and
