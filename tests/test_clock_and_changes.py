@@ -84,3 +84,20 @@ def test_a_change_spelt_out_with_a_longer_object_or_a_new_name(old, new, cosine,
 ])
 def test_what_is_not_that_change(old, new, cosine):
     assert _change(old, new, cosine) is None
+
+
+def test_two_numbered_or_named_subjects_are_two_things_not_a_changed_value():
+    """The ``ledger`` part's two facts lost: "Car 9's" and "Car 19's" plates, and two
+    vessels carrying 32 cars each, were read as one subject with a changed value."""
+    from memmaint.maintenance.agents.samefact import value_change
+    from memmaint.maintenance.agents.slots import relation
+
+    a, b = statement("Car 9's taxi plate expires in May."), statement(
+        "Car 19's taxi plate expires in May.")
+    assert a.ids == {("car", "9")} and b.ids == {("car", "19")}
+    found = relation(a, b, 0.95)
+    assert found is not None and found.kind == "distinct"
+    assert value_change("MV Skerrow Lass carries up to 32 cars.",
+                        "MV Inchkeld Isle carries up to 32 cars.", 0.9) is None
+    # a name after the verb, or before a form of be, is still a value
+    assert value_change("The user is employed by Acme.", "The user's employer is Globex.", 0.8)

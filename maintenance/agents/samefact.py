@@ -407,6 +407,7 @@ def value_change(a_text: str, b_text: str, cosine: float, *,
     # one value for another: as many names on each side ("for Tom in America/Chicago" /
     # "for the user in Asia/Tokyo" names a holder besides the value: another subject)
     if cosine >= CHANGE_COSINE and na and nb and not common and not _parts_nested(na, nb) \
+            and not (_named_subject(a_text, na) or _named_subject(b_text, nb)) \
             and _name_runs(a_text, na) == _name_runs(b_text, nb) == 1 \
             and not (_labelled_nouns(a_text, na) & _labelled_nouns(b_text, nb) and wa ^ wb) \
             and _one_attribute_long(ua) and _one_attribute_long(ub):
@@ -495,6 +496,17 @@ def _name_runs(text: str, names: set[str]) -> int:
 
 _ADVERBS = frozenset(("now", "always", "usually", "often", "never", "not", "no", "still",
                       "also", "currently", "sometimes", "rarely", "just", "recently"))
+
+
+def _named_subject(text: str, names: set[str]) -> bool:
+    """Whether the sentence opens with one of ``names`` as the subject of a verb other than
+    be or have ("MV Skerrow Lass carries up to 32 cars": the vessel is who, not a value;
+    "Globex is the user's employer" reads both ways)."""
+    toks = re.findall(r"[\w'’/-]+", text)
+    lead = list(itertools.takewhile(lambda t: t[:1].isupper() or t[:1].isdigit(), toks))
+    rest = toks[len(lead):len(lead) + 1]
+    return bool(rest) and rest[0].lower() not in _BE_VERBS and any(
+        t.lower().removesuffix("'s").removesuffix("’s") in names for t in lead)
 
 
 def _main_verb(text: str, verb: str) -> str:

@@ -288,9 +288,12 @@ def statement(text: str) -> Statement:
                 of_at = len(subject_words)
             elif is_name and comma:
                 pass  # an apposition names the subject already read ("Maria's new pup, Shadow,")
-            elif _SERIAL.fullmatch(tok) and subject_words and tok_before == last_subject_tok \
-                    and tok_before[0].isupper() and tok_before.lower() not in COUNTING:
-                candidate = (last_subject_tok.lower().removesuffix("'s"), tok)
+            elif _SERIAL.fullmatch(bare := re.sub(r"['’]s$", "", tok)) and subject_words \
+                    and tok_before == last_subject_tok and tok_before[0].isupper() \
+                    and tok_before.lower() not in COUNTING:
+                candidate = (last_subject_tok.lower().removesuffix("'s"), bare)
+                if bare != tok:  # "Car 9's taxi plate": a numbered owner is named
+                    numbered.add(candidate)
             elif not tok[0].isdigit() and low not in _SLOT_SKIP:
                 last_subject_tok = tok
                 subject_words.append(low if is_name else stem(low))
