@@ -101,3 +101,33 @@ def test_two_numbered_or_named_subjects_are_two_things_not_a_changed_value():
                         "MV Inchkeld Isle carries up to 32 cars.", 0.9) is None
     # a name after the verb, or before a form of be, is still a value
     assert value_change("The user is employed by Acme.", "The user's employer is Globex.", 0.8)
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "successor"), [
+    ("Head route setter at Cragworks: Obadiah Mbeki.",
+     "Obadiah has left Cragworks and Linnea Vasquez is head setter.", "Obadiah", "Linnea"),
+    ("The U12s are coached by Declan Farrow.",
+     ("Call with the committee. Declan Farrow is stepping back, and Priyanka Sandoval has taken "
+     "over the U12s."), "Declan", "Priyanka"),
+    ("Calderbrook's warehouse coordinator is Bronwen Tegid.",
+     "Bronwen Tegid handed the warehouse coordinator role to Roderick Vanstone.", "Bronwen",
+     "Roderick"),
+    ("Gillingdale Museum's conservator is Henrietta Norgrove.",
+     ("Since Henrietta Norgrove retired, Gillingdale's conservation work has been contracted "
+     "out to Ellsmere Conservation Studio."), "Henrietta", "Ellsmere"),
+    ("The head chef is Florian.", "Orla took over as head chef after Florian left.",
+     "Florian", "Orla"),
+])
+def test_a_role_handed_over_retires_who_held_it(old, new, gone, successor):
+    found = _change(old, new, 0.5)
+    assert found is not None and gone in found and successor in found
+
+
+def test_leaving_without_a_successor_or_about_someone_else_retires_nothing():
+    assert _change("Tom works at the Leeds office.", "Tom left the office early.", 0.6) is None
+    # the place someone left is no successor
+    found = _change("Obadiah sets routes at Cragworks.", "Obadiah has left Cragworks.", 0.7)
+    assert found is None or "to Cragworks" not in found
+    # a relative's owner is another subject
+    assert _change("Tom's sister coaches the U12s.",
+                   "Ana has left the club and Bea is the U12s coach.", 0.5) is None

@@ -37,6 +37,7 @@ from functools import lru_cache
 
 from memmaint.maintenance.agents.conflicts import extract
 from memmaint.maintenance.agents.coverage import (
+    ENTITIES,
     NOT_NAMES,
     ORDINAL_WORDS,
     fuzzy_in,
@@ -92,10 +93,19 @@ _NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}"
 #: Blenkinsop has handed the file to his colleague Ngozi Arbuthnot": a person gone from a
 #: role, read only with the successor the sentence names (group 2), so "Tom left the office
 #: early" retires nothing.
-_HANDED_OVER = re.compile(rf"(?<![\w'’-])({_NAME})\s+(?:(?:has|had)\s+(?:left|quit|stepped down|"
-                          rf"resigned|retired|moved on|handed\b[^.;!?]*?\bto)|is\s+(?:leaving|"
-                          rf"stepping down|retiring|moving on))\b[^.;!?]*?"
+_GONE = r"(?:left|quit|stepped (?:down|back)|resigned|retired|moved on)"
+_HANDED_OVER = re.compile(rf"(?<![\w'’-])({_NAME})\s+(?:(?:has|had)\s+{_GONE}|"
+                          rf"(?:(?:has|had)\s+)?handed\b[^.;!?]*?\bto|is\s+(?:leaving|"
+                          rf"stepping (?:down|back)|retiring|moving on))\b"
+                          rf"(?:[^.;!?]*?(?:\band\b|,)\s+(?:[a-z]+\s+){{0,3}}?|\s+(?:[a-z]+\s+){{0,3}}?)"
                           rf"(?<![.!?]\s)(?<!^)\b({_NAME})")
+#: "Since Henrietta Norgrove retired, the work has been contracted out to Ellsmere
+#: Conservation Studio" (gone, successor); "Orla took over as head chef after Florian left"
+#: (successor, gone).
+_SINCE_GONE = re.compile(rf"\b(?:[Ss]ince|[Aa]fter|[Nn]ow that)\s+({_NAME})\s+(?:has\s+)?{_GONE}\b"
+                         rf",\s+(?:[^.;!?]*?\b(?:to|by|with)\s+(?:[a-z]+\s+){{0,3}}?)?({_NAME})")
+_OVER_AFTER = re.compile(rf"(?<![\w'’-])({_NAME})\s+(?:has\s+)?(?:took|taken)\s+over\b[^.;!?]*?"
+                         rf"\b(?:after|since|when)\s+({_NAME})\s+(?:had\s+|has\s+)?{_GONE}\b")
 #: "Thaddeus has taken over from Cosimo": the successor opens the sentence (group 1).
 _TOOK_OVER = re.compile(rf"(?<![\w'’-])({_NAME})\s+(?:has\s+|had\s+)?(?:took|taken|takes|"
                         rf"is\s+taking)\s+over\s+from\s+{_SPAN}{_END}")
@@ -176,6 +186,8 @@ def _left_behind(text: str) -> tuple[tuple[str, str], ...]:
     out.extend((m.group(1), "") for m in _LEFT_INSTEAD.finditer(text))
     out.extend((m.group(1), m.group(2)) for m in _HANDED_OVER.finditer(text))
     out.extend((m.group(2), m.group(1)) for m in _TOOK_OVER.finditer(text))
+    out.extend((m.group(1), m.group(2)) for m in _SINCE_GONE.finditer(text))
+    out.extend((m.group(2), m.group(1)) for m in _OVER_AFTER.finditer(text))
     out.extend((m.group(1), "") for m in _STOPPED.finditer(text))
     out.extend((m.group(1), "") for m in _LET_GO.finditer(text))
     out.extend((m.group(1), "") for m in _NOT_X.finditer(text))
@@ -250,6 +262,10 @@ def _holders_differ(old: str, new: str, old_holder: str, new_holder: str,
     names no old value): otherwise a change names its subject as its holder would not
     ("The all-hands meeting" / "The all-hands changed")."""
     opener = _lead_absent(old, new) | _lead_absent(new, old)
+    if left:  # "Calderbrook's warehouse coordinator is Bronwen" / "Bronwen handed the role
+        # to Roderick": an owner of a role or a thing, not of a relative, names no other subject
+        opener -= {h.split("/")[0] for h in (old_holder, new_holder)
+                   if "/" in h and stem(h.split("/")[1]) not in ENTITIES}
     if opener and not opener <= left:
         return True
     if owned_entities(old) ^ owned_entities(new):
