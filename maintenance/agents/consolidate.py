@@ -46,7 +46,6 @@ import numpy as np
 
 from memmaint.maintenance.agents.clause_vectors import ClauseEmbedder
 from memmaint.maintenance.agents.coverage import (
-    ENTITIES,
     Unit,
     coverage,
     fuzzy_in,
@@ -67,6 +66,7 @@ from memmaint.maintenance.agents.samefact import (
     states_same_fact,
     substitution,
 )
+from memmaint.maintenance.agents.short_forms import covered_in_opening, subsumed
 from memmaint.maintenance.agents.slots import Statement, is_past, relation, statement
 from memmaint.maintenance.agents.updates import RelationFn
 from memmaint.maintenance.core.config import AgentsConfig
@@ -223,8 +223,9 @@ def clause_covered(clause: Clause, kept: Sequence[Clause]) -> str | None:
     """How ``kept`` already says ``clause``: ``"words"`` (lexical cover), a paraphrase
     reason, or a :func:`~memmaint.maintenance.agents.samefact.same_fact` reason (memory
     vectors stand in for a clause of several); ``None`` when it does not."""
-    if any(covered_in_opening(clause.text, c.text) for c in kept) or coverage(
-            clause.text, " ".join(c.text for c in kept)).covered:
+    joined = coverage(clause.text, " ".join(c.text for c in kept))
+    if joined.covered or (all(m.startswith("+") for m in joined.missing) and any(
+            covered_in_opening(clause.text, c.text) for c in kept)):
         return "words"
     if any(equation_reversed(clause.text, other.text) for other in kept):
         return "same words, the two sides of 'is' swapped"
@@ -531,57 +532,6 @@ def _may_join(g: int, j: int, mems: Sequence[Memory], sims: np.ndarray,
         or states_same_fact(mems[j].text, mems[g].text, cos)
         or (cos >= cfg.subsume_threshold and (subsumed(stmts[j], stmts[g])
                                               or subsumed(stmts[g], stmts[j]))))
-
-
-def subsumed(short: Statement, long: Statement) -> bool:
-    """Whether ``long`` says all that ``short`` says and more, about one holder: every word,
-    name, number and negation of ``short`` in ``long`` or its opening clauses
-    (:func:`covered_in_opening`), something said beyond the holder, and holders that may be one
-    (:func:`_holders_may_be_one`: never a person and their relative, "the user's sister")."""
-    if not _holders_may_be_one(short, long):
-        return False
-    words = [u for u in units(short.text) if u.kind in ("word", "name")]
-    said = {u.key for u in words} - set(short.holder.split("/"))
-    if len(words) < 2 or not said or len(units(long.text)) <= len(units(short.text)):
-        return False
-    return covered_in_opening(short.text, long.text)
-
-
-def covered_in_opening(short: str, long: str) -> bool:
-    """Whether ``long``, or its opening clauses, says every word, name, number and negation
-    of ``short``: a clause ``long`` adds may carry a negation of its own ("... recorded
-    remotely on Riverside, and any guest without a microphone is posted one")."""
-    if coverage(short, long).covered:
-        return True
-    return any(coverage(short, long[:m.start()]).covered for m in _CLAUSE_END.finditer(long))
-
-
-#: Where a sentence's opening clause may end and an added one begin.
-_CLAUSE_END = re.compile(r",\s+(?:and\s+|but\s+)?|;\s+|\.\s+|\s+[-\u2013\u2014]\s+")
-
-
-def _person(st: Statement) -> bool:
-    """Whether the statement's holder is someone: the user, a relative or a named person."""
-    head = st.holder.split("/")[-1]
-    return st.holder == "user" or "/" in st.holder or stem(head) in ENTITIES or any(
-        stem(w.lower()) == head and w.lower() not in _NOT_NAMES
-        for w in re.findall(r"\b[A-Z][\w-]*", st.text))
-
-
-#: Capitalised openers that are no name.
-_NOT_NAMES = frozenset(("there", "this", "that", "these", "those", "it", "we", "they", "our",
-                        "every", "each", "any", "all", "no", "for", "at", "in", "on", "when",
-                        "if", "here", "what", "which", "the", "a", "an"))
-
-
-def _holders_may_be_one(short: Statement, long: Statement) -> bool:
-    """Whether two statements' holders may be one: equal, or read off a reordered sentence
-    about a thing ("For the winter we're brewing a seasonal porter" / "We're brewing a
-    seasonal porter for the winter"), where the head word is not who the fact is about. Two
-    holders of which one is someone are two subjects."""
-    if short.holder and short.holder == long.holder:
-        return True
-    return not (_person(short) or _person(long))
 
 
 _YEAR = re.compile(r"\b(?:in|since|from|during|of|until)\s+(?:early\s+|late\s+|mid-?)?"

@@ -314,6 +314,7 @@ def _weeks_as_days(m: re.Match[str]) -> str:
     return f"{7 * int(_NUMBER_WORDS.get(n, n))} days"
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def canonical_forms(text: str) -> str:
     """``text`` with the usual names of one place written one way ("Standard delivery to
     Britain" -> "... to the UK"), "working days" as "business days", and the times, periods
@@ -416,6 +417,7 @@ class _Index:
         return (unit.kind, unit.key) in self.keys
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the merge loop reads one pair several times
 def coverage(source_text: str, kept_text: str) -> Coverage:
     """Whether ``kept_text`` covers ``source_text`` (see the module docstring).
 
