@@ -131,3 +131,21 @@ def test_leaving_without_a_successor_or_about_someone_else_retires_nothing():
     # a relative's owner is another subject
     assert _change("Tom's sister coaches the U12s.",
                    "Ana has left the club and Bea is the U12s coach.", 0.5) is None
+
+
+def test_the_object_s_head_noun_names_what_a_number_counts():
+    """The ``harbour`` part's two facts lost: the aquarium's CO2 turned down is not its
+    volume, and one bakery's delivery time is not its customers' order cutoff."""
+    from memmaint.maintenance.agents.slots import relation
+
+    assert _change("The user's aquarium holds 120 litres.",
+                   "I've turned the aquarium CO2 down to one bubble every two seconds.", 0.5) \
+        is None
+    assert relation(statement("Hobnail delivers to Bellflower & Rye six days a week, Monday to "
+                              "Saturday, before 7am, and leaves the crates by the back door."),
+                    statement("FYI Hobnail's trade customers have to order before 14:00 to get "
+                              "their bread the following morning."), 0.62) is None
+    # one holder and one attribute: still a change
+    found = relation(statement("Alex starts work at 8:30."),
+                     statement("Alex now starts work at 9:15."), 0.8)
+    assert found is not None and found.kind == "change"

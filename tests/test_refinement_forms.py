@@ -11,9 +11,9 @@ from datetime import date, datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from memmaint.maintenance.agents.short_forms import covered_in_opening, subsumed
 from memmaint.maintenance.agents.periods import same_period
 from memmaint.maintenance.agents.rules import plan
+from memmaint.maintenance.agents.short_forms import covered_in_opening, subsumed
 from memmaint.maintenance.agents.slots import is_past, statement
 from memmaint.maintenance.core.config import AgentsConfig, EmbeddingConfig
 from memmaint.maintenance.core.records import Memory

@@ -493,6 +493,10 @@ def _nested(va: set[str], vb: set[str]) -> bool:
     return pa <= pb or pb <= pa
 
 
+#: The subject-word overlap below which one holder alone does not make one subject.
+HOLDER_MIN_JACCARD = 0.1
+
+
 def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: float = 0.5,
              strict_threshold: float = 0.75, same_cosine: float = 0.85) -> Relation | None:
     """What ``a`` and ``b`` are to each other (see the module docstring).
@@ -540,7 +544,9 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
         return Relation("change", f"one word changed ({swapped})")
     fa, fb = a.facts, b.facts
     jac = subject_similarity(fa, fb)
-    holder = same_holder(a.holder, b.holder) and cosine >= 0.6
+    # one holder with nothing else in common is not one subject ("Hobnail delivers ...
+    # before 7am" / "Hobnail's customers have to order before 14:00")
+    holder = same_holder(a.holder, b.holder) and cosine >= 0.6 and jac >= HOLDER_MIN_JACCARD
     same = jac >= subject_threshold or cosine >= same_cosine or holder
     if not same:
         return None

@@ -40,6 +40,7 @@ from memmaint.maintenance.agents.coverage import (
     ENTITIES,
     NOT_NAMES,
     ORDINAL_WORDS,
+    SMALL_NUMBERS,
     fuzzy_in,
     owned_entities,
     stem,
@@ -350,6 +351,18 @@ _UNIT = re.compile(r"\d[\d,.]*\s*(°?[a-z]+|%)", re.IGNORECASE)
 _LABEL = re.compile(r"([a-z]{3,})\s+\d", re.IGNORECASE)
 
 
+#: Words of an object that are not its head noun ("the aquarium CO2 down to").
+_OBJECT_SKIP = frozenset(("the", "a", "an", "my", "our", "his", "her", "their", "its", "your",
+                          "up", "down", "back", "over", "forward", "out", "to", "from", "and",
+                          "user", "users"))
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(SMALL_NUMBERS[1:]) + r")\b", re.IGNORECASE)
+
+
+def _digits(text: str) -> str:
+    """Small number words as digits ("one bubble every two seconds" -> "1 bubble every 2")."""
+    return _NUMBER_WORD.sub(lambda w: str(SMALL_NUMBERS.index(w.group(1).lower())), text)
+
+
 def _same_measure(old: str, m: re.Match[str]) -> bool:
     """Whether a number changed to (``m``, a match in the newer text) counts what ``old``
     counts: the word after the new number is one after a number of ``old`` ("10 packs" /
@@ -357,9 +370,9 @@ def _same_measure(old: str, m: re.Match[str]) -> bool:
     or, with neither, the words naming what changed ("the app streak is
     back to 0", "raised the reorder level to 16") are in ``old`` ("streak", not "daily
     goal")."""
-    span = _ordinals(m.group(1))
+    span, was = _digits(_ordinals(m.group(1))), _digits(_ordinals(old))
     after = {stem(w.lower()) for w in _UNIT.findall(span)}
-    if after and any(fuzzy_in(w, {stem(x.lower()) for x in _UNIT.findall(_ordinals(old))})
+    if after and any(fuzzy_in(w, {stem(x.lower()) for x in _UNIT.findall(was)})
                      for w in after):
         return True
     label = {stem(w.lower()) for w in _LABEL.findall(span)}  # "Node 20.10", "floor 5"
@@ -368,8 +381,8 @@ def _same_measure(old: str, m: re.Match[str]) -> bool:
     if after:
         return False
     head = m.group(0)[:m.start(1) - m.start(0)].split(None, 1)[1:]  # the object after the verb
-    words = [w for w in _keys(" ".join(head)) if not w.isdigit() and w not in _GENERIC
-             and len(w) > 2]
+    words = [stem(w.lower()) for w in re.findall(r"[A-Za-z][\w'’-]*", " ".join(head))
+             if w.lower() not in _OBJECT_SKIP and len(w) > 2][-1:]  # its head noun, last
     if not words:  # "the app streak is back to 0", "setpoint lowered to 19.5°C"
         before = re.findall(r"[A-Za-z]+", m.string[:m.start()])
         words = [stem(before[-1].lower())] if before else []
