@@ -149,3 +149,23 @@ def test_the_object_s_head_noun_names_what_a_number_counts():
     found = relation(statement("Alex starts work at 8:30."),
                      statement("Alex now starts work at 9:15."), 0.8)
     assert found is not None and found.kind == "change"
+
+
+def test_a_lower_and_an_upper_bound_and_a_change_named_only_by_a_name_are_no_update():
+    """Read as a user on the ``harbour`` part: two crew rules (at least 12 hours' rest, at
+    most 11 hours on duty) are two rules, and a show moved to 8pm does not move the station's
+    no-swearing hour, which only shares the station's name."""
+    from memmaint.maintenance.agents.slots import relation
+
+    found = relation(statement("Brackenair cabin crew must get at least 12 hours' rest between "
+                               "duties."),
+                     statement("Cabin crew at Brackenair can be rostered for no more than 11 "
+                               "hours in a duty."), 0.85)
+    assert found is not None and found.kind == "distinct"
+    found = relation(statement("Crew must rest at least 12 hours."),
+                     statement("Crew must now rest at least 10 hours."), 0.9)
+    assert found is not None and found.kind == "change"
+    assert _change("Presenters on Fenwharf can't swear on air until after 21:00.",
+                   "Fenwharf's Sunday folk show has moved to 8pm.", 0.5) is None
+    assert _change("The Sunday folk show on Radio Fenwharf goes out at 7pm.",
+                   "Fenwharf's Sunday folk show has moved to 8pm.", 0.5)

@@ -493,6 +493,20 @@ def _nested(va: set[str], vb: set[str]) -> bool:
     return pa <= pb or pb <= pa
 
 
+_AT_MOST = re.compile(r"\b(?:no|not) (?:more|longer|later) than\b|\b(?:at most|up to|maximum|"
+                      r"under|less than|fewer than|within)\b", re.IGNORECASE)
+_AT_LEAST = re.compile(r"\b(?:at least|minimum|(?:no|not) (?:less|fewer) than|or more|more than)\b",
+                       re.IGNORECASE)
+
+
+def _bounds(text: str) -> frozenset[str]:
+    """Which bounds ``text`` sets on a figure: "max" ("no more than 11 hours", "up to"),
+    "min" ("at least 12 hours", "or more")."""
+    rest = _AT_MOST.sub(" ", text)
+    return frozenset(k for k, found in (("max", rest != text), ("min", bool(_AT_LEAST.search(rest))))
+                     if found)
+
+
 #: The subject-word overlap below which one holder alone does not make one subject.
 HOLDER_MIN_JACCARD = 0.1
 
@@ -550,6 +564,8 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
     same = jac >= subject_threshold or cosine >= same_cosine or holder
     if not same:
         return None
+    if (ba := _bounds(a.text)) and (bb := _bounds(b.text)) and ba != bb:
+        return Relation("distinct", "a lower bound and an upper bound are two rules")
     near = jac >= strict_threshold or cosine >= same_cosine
     diffs = value_differences(fa, fb, weak=near or (holder and (a.update_word
                                                                 or b.update_word)))

@@ -217,13 +217,23 @@ def _states(old: str, span: str) -> bool:
     return bool(keys) and all(k in have or (k.isalpha() and fuzzy_in(k, have)) for k in keys)
 
 
-def _topic(old: str, new: str, spans: frozenset[str], cosine: float) -> bool:
-    """Whether the two share a content word beside the changed values (or a high cosine)."""
+def _topic(old: str, new: str, spans: frozenset[str], cosine: float, *,
+           words: bool = False) -> bool:
+    """Whether the two share a content word beside the changed values (or a high cosine);
+    with ``words``, a word and not only a name ("Fenwharf's Sunday folk show has moved to
+    8pm" does not move "Presenters on Fenwharf can't swear until after 21:00")."""
     if cosine >= TOPIC_COSINE:
         return True
-    have = _keys(old) - spans
+    have = (_word_keys(old) if words else _keys(old)) - spans
     return any(not w.isdigit() and len(w) > 2 and w not in _GENERIC and fuzzy_in(w, have)
-               for w in _keys(new) - spans)  # "insured with" / "the fleet's insurance"
+               for w in (_word_keys(new) if words else _keys(new)) - spans)  # "insured with"
+    # / "the fleet's insurance"
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_keys(text: str) -> frozenset[str]:
+    """The stems of ``text``'s lower-case content words (its names left out)."""
+    return frozenset(stem(u.key) for u in units(_ordinals(text)) if u.kind == "word")
 
 
 _GENERIC = frozenset(stem(w) for w in ("user", "users", "team", "thing", "now", "the"))
@@ -326,7 +336,7 @@ def transition(old: str, new: str, cosine: float, *, old_holder: str = "",
             continue
         a, b = _subject(old_holder), _subject(new_holder)
         if (kinds or not (a and b and (same_holder(a, b) or a == b))) and \
-                not _topic(old, new, _keys(y), cosine):
+                not _topic(old, new, _keys(y), cosine, words=bool(kinds)):
             continue  # one holder is one home, not one attribute ("dose" / "step goal")
         if kinds:
             k = kinds[0]
