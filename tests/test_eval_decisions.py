@@ -45,12 +45,14 @@ def dset():
 
 
 def _state(dset, *, retire=(), add=(), edit=None):
-    """The store after a run: every memory of the set, those in ``retire`` superseded, plus
-    new active memories ``add`` = ``[(text, created day "MM-DD")]``."""
+    """The store after a run: every memory of the set, those in ``retire`` superseded (a
+    dict names what replaced each), plus new active memories ``add`` = ``[(text, created
+    day "MM-DD")]``."""
     out = []
     for m in dset.memories:
         if m.id in retire:
-            m = replace(m, status=Status.SUPERSEDED)
+            m = replace(m, status=Status.SUPERSEDED,
+                        replaced_by=retire[m.id] if isinstance(retire, dict) else None)
         if edit and m.id in edit:
             m = replace(m, text=edit[m.id])
         out.append(m)
@@ -204,3 +206,19 @@ def test_cli_scores_a_small_part_with_the_hashing_embedder(tmp_path, cli):
     assert data["part"] == "validation" and result["name"] == "default"
     assert sum(v["groups"] for v in result["per_type"].values()) == 12 + 7
     assert set(result["budget"]) >= {"false_merges", "facts_lost", "repeated_content"}
+
+
+def test_a_memory_retired_for_another_group_s_memory_is_wrong_though_no_fact_is_lost(dset):
+    """The duplicate's first memory retired "in favour of" the unrelated trial note: its
+    paraphrase still states the allergy, so nothing is lost, but the user reads a wrong
+    retirement, and the group is not correct."""
+    good = score_state(dset, _state(dset, retire={f"{DUP}-0": f"{DUP}-1", f"{UPD}-0":
+                                                  f"{UPD}-1"}))
+    assert _count(good, "wrong_retirements") == 0 and _ok(good)[DUP] and _ok(good)[UPD]
+    bad = score_state(dset, _state(dset, retire={f"{DUP}-0": f"{UNR}-0", f"{UPD}-0":
+                                                 f"{UPD}-1"}))
+    assert _count(bad, "wrong_retirements") == 1 and _count(bad, "facts_lost") == 0
+    assert not _ok(bad)[DUP] and _ok(bad)[UPD]
+    # within an apart group, one invoice retired for the other is wrong too
+    apart = score_state(dset, _state(dset, retire={f"{DIS}-0": f"{DIS}-1"}))
+    assert _count(apart, "wrong_retirements") == 1

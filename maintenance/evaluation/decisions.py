@@ -57,6 +57,7 @@ BUDGET_ROWS = (
     ("repeated_content", "repeated content inside a memory"),
     ("updates_missed", "updates missed (older value still active)"),
     ("facts_lost", "facts lost"),
+    ("wrong_retirements", "retired for another unit's memory"),
     ("dated_moved", "dated facts moved to another day"),
     ("unrecognised", "unrecognised sentences"),
 )
@@ -232,9 +233,14 @@ def score_state(dset: DecisionSet, after: Sequence[Memory], *, name: str = "",
     budget.counts["apart_hit"] = sum(g.id in joined_groups for g in apart)
     budget.totals["apart_hit"] = len(apart)
     by_id = {m.id: m for m in dset.memories}
+    wrong = _wrong_retirements(dset, after)
+    budget.counts["wrong_retirements"] = sum(len(v) for v in wrong.values())
+    budget.totals["wrong_retirements"] = len(dset.memories)
     results: list[GroupResult] = []
     for g in dset.groups:
         problems = _group_problems(g, read, units, budget, gold_day, g.id in joined_groups)
+        problems += [f"retired for another unit's memory: {mid} -> {to}"
+                     for mid, to in wrong.get(g.id, [])]
         after_keys = sorted({k for f in g.facts for k in read.stated_by.get(f, [])})
         results.append(GroupResult(g.id, g.type, not problems, problems,
                                    [by_id[m].text for m in g.memory_ids],
@@ -248,6 +254,26 @@ def score_state(dset: DecisionSet, after: Sequence[Memory], *, name: str = "",
     contradictions = sum(g.type == "contradiction" for g in dset.groups)
     return DecisionScore(name, dset.part, results, budget, flagged, 2 * contradictions,
                          len(dset.memories), len(active))
+
+
+def _wrong_retirements(dset: DecisionSet, after: Sequence[Memory]) -> dict[str, list[tuple[str,
+                                                                                     str]]]:
+    """Per group, its memories retired in favour of a memory of the set from another unit
+    (another group, or another memory of an ``apart`` group): ``[(id, replaced_by)]``. The
+    facts may still be stated by a paraphrase that stayed, so *facts lost* would not see it;
+    the user reads one memory retired for an unrelated one (a merged memory's sources are
+    read by their text, as false merges)."""
+    unit: dict[str, str] = {}
+    for g in dset.groups:
+        for mid in g.memory_ids:
+            unit[mid] = f"{g.id}/{mid}" if g.apart else g.id
+    group = {mid: g.id for g in dset.groups for mid in g.memory_ids}
+    out: dict[str, list[tuple[str, str]]] = {}
+    for m in after:
+        to = m.replaced_by
+        if not m.is_active and m.id in unit and to in unit and unit[to] != unit[m.id]:
+            out.setdefault(group[m.id], []).append((m.id, to))
+    return out
 
 
 def _group_problems(g: DecisionGroup, read: _Read, units: Mapping[str, str], budget: Budget,
