@@ -169,3 +169,25 @@ def test_a_lower_and_an_upper_bound_and_a_change_named_only_by_a_name_are_no_upd
                    "Fenwharf's Sunday folk show has moved to 8pm.", 0.5) is None
     assert _change("The Sunday folk show on Radio Fenwharf goes out at 7pm.",
                    "Fenwharf's Sunday folk show has moved to 8pm.", 0.5)
+
+
+def test_the_lantern_part_s_wrong_retirements():
+    """A fresh part's first run retired three memories for another unit's and merged a new
+    vet into the old one; each is a generic reading."""
+    from memmaint.maintenance.agents.samefact import anchors_agree
+    from memmaint.maintenance.agents.slots import relation
+
+    # a name left behind is said exactly: "Wordfast" is not "the word count"
+    assert _change("FYI Lingfold won't invoice under £40, whatever the word count.",
+                   "Lingfold moved its translators from Wordfast over to memoQ.", 0.43) is None
+    # a sentence opening with a numbered noun names that thing
+    a = statement("Bench 2 at Emberwick is rented to Isolde Brankin on Thursdays.")
+    b = statement("Bench 3 at Emberwick is rented to Yolanda Strachan on Thursdays.")
+    assert a.ids == {("bench", "2")} and relation(a, b, 0.75).kind == "distinct"
+    # a numbered thing of a holder is not the holder itself
+    assert relation(statement("Table 9 at Hexfield is kept for the Sunday Gloomhaven campaign."),
+                    statement("Hexfield now stays open until midnight on Fridays."), 0.62) is None
+    # after a colon, a capital is a name: the new vet is a value, not a paraphrase
+    from memmaint.maintenance.agents.coverage import units
+    assert anchors_agree(units("Whiskerholme vet: Brookfield Vets."),
+                         units("Whiskerholme's vet is Castlegate Veterinary Centre.")) is not None

@@ -212,8 +212,8 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     start = True
     for raw in _TOKEN.findall(text.replace("’", "'")):
-        if raw in _SENTENCE_END:
-            start = True
+        if raw in _SENTENCE_END:  # (after a colon a capital is a name: "vet: Brookfield Vets")
+            start = raw != ":"
             out.append((raw, False))
             continue
         word, extra = raw, ""

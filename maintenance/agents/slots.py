@@ -292,8 +292,9 @@ def statement(text: str) -> Statement:
                     and tok_before == last_subject_tok and tok_before[0].isupper() \
                     and tok_before.lower() not in COUNTING:
                 candidate = (last_subject_tok.lower().removesuffix("'s"), bare)
-                if bare != tok:  # "Car 9's taxi plate": a numbered owner is named
-                    numbered.add(candidate)
+                if bare != tok or len(subject_words) == 1:  # "Car 9's taxi plate", "Bench 2
+                    numbered.add(candidate)  # at Emberwick is ...": a sentence opening
+                    # with a numbered noun names that thing
             elif not tok[0].isdigit() and low not in _SLOT_SKIP:
                 last_subject_tok = tok
                 subject_words.append(low if is_name else stem(low))
@@ -560,7 +561,8 @@ def relation(a: Statement, b: Statement, cosine: float, *, subject_threshold: fl
     jac = subject_similarity(fa, fb)
     # one holder with nothing else in common is not one subject ("Hobnail delivers ...
     # before 7am" / "Hobnail's customers have to order before 14:00")
-    holder = same_holder(a.holder, b.holder) and cosine >= 0.6 and jac >= HOLDER_MIN_JACCARD
+    holder = same_holder(a.holder, b.holder) and cosine >= 0.6 and jac >= HOLDER_MIN_JACCARD \
+        and bool(a.ids) == bool(b.ids)  # "Table 9 at Hexfield ..." is not Hexfield's hours
     same = jac >= subject_threshold or cosine >= same_cosine or holder
     if not same:
         return None

@@ -214,7 +214,10 @@ def _states(old: str, span: str) -> bool:
     "no longer smokes" left "is a smoker" behind)."""
     keys = _keys(span)
     have = set(_keys(old))
-    return bool(keys) and all(k in have or (k.isalpha() and fuzzy_in(k, have)) for k in keys)
+    named = {stem(w.lower()) for w in re.findall(r"\b[A-Z][\w'’-]*", span)}  # a name exactly:
+    # "Wordfast" is not said by "the word count"
+    return bool(keys) and all(k in have or (k.isalpha() and k not in named and fuzzy_in(k, have))
+                              for k in keys)
 
 
 def _topic(old: str, new: str, spans: frozenset[str], cosine: float, *,
