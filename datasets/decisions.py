@@ -49,7 +49,7 @@ from memmaint.maintenance.core.records import Memory
 GROUP_TYPES = ("duplicate", "refinement", "update", "contradiction", "distinct_related",
                "temporal", "unrelated")
 PARTS = ("dev", "validation", "fresh", "blind", "sealed", "unseen", "hidden", "withheld",
-         "spare", "vault", "keep", "ledger", "harbour", "lantern")
+         "spare", "vault", "keep", "ledger", "harbour", "lantern", "quarry")
 #: The group types of one generated pool, in order.
 POOL_MIX = ("duplicate", "duplicate", "refinement", "refinement", "update", "update",
             "update", "contradiction", "distinct_related", "temporal", "unrelated",
@@ -328,8 +328,8 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
     """The ``dev`` (tuning) or ``validation`` part: ``pools`` generated pools of
     :data:`POOL_MIX` groups each, plus a pool of the part's hand-written groups; or the
     ``fresh``, ``blind``, ``sealed``, ``unseen``, ``hidden``, ``withheld``, ``spare``, ``vault``,
-    ``keep``, ``ledger``, ``harbour`` or ``lantern`` part, hand-written groups only in one
-    namespace (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`,
+    ``keep``, ``ledger``, ``harbour``, ``lantern`` or ``quarry`` part, hand-written groups only
+    in one namespace (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`,
     :data:`~memmaint.datasets.decision_blind.BLIND_HAND`,
     :data:`~memmaint.datasets.decision_sealed.SEALED_HAND`,
     :data:`~memmaint.datasets.decision_unseen.UNSEEN_HAND`,
@@ -340,7 +340,8 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
     :data:`~memmaint.datasets.decision_keep.KEEP_HAND`,
     :data:`~memmaint.datasets.decision_ledger.LEDGER_HAND`,
     :data:`~memmaint.datasets.decision_harbour.HARBOUR_HAND`,
-    :data:`~memmaint.datasets.decision_lantern.LANTERN_HAND`; ``pools`` ignored)."""
+    :data:`~memmaint.datasets.decision_lantern.LANTERN_HAND`,
+    :data:`~memmaint.datasets.decision_quarry.QUARRY_HAND`; ``pools`` ignored)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
     if part == "fresh":
@@ -391,6 +392,10 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
         from memmaint.datasets.decision_lantern import LANTERN_HAND
 
         return hand_set(LANTERN_HAND, part="lantern", namespace="lantern")
+    if part == "quarry":
+        from memmaint.datasets.decision_quarry import QUARRY_HAND
+
+        return hand_set(QUARRY_HAND, part="quarry", namespace="quarry")
     fams, ids, names, hand = ((DEV_FAMILIES, DEV_IDS, DEV_NAMES, DEV_HAND) if part == "dev"
                               else (VAL_FAMILIES, VAL_IDS, VAL_NAMES, VAL_HAND))
     b = _Builder(part)
