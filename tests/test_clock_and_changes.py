@@ -191,3 +191,19 @@ def test_the_lantern_part_s_wrong_retirements():
     from memmaint.maintenance.agents.coverage import units
     assert anchors_agree(units("Whiskerholme vet: Brookfield Vets."),
                          units("Whiskerholme's vet is Castlegate Veterinary Centre.")) is not None
+
+
+def test_a_house_number_and_an_owning_ordinal_name_the_thing_an_address_moved_to_is_a_value():
+    """The ``quarry`` part's two facts lost: two houses' back doors, two bells' ropes."""
+    from memmaint.maintenance.agents.slots import relation
+
+    found = relation(statement("The back door at 12 Tanners Row has a five-lever mortice lock."),
+                     statement("The back door at 27 Tanners Row has a five-lever mortice lock."),
+                     0.97)
+    assert found is not None and found.kind == "distinct"
+    found = relation(statement("The 5th's rope at St Hildred's needs a new sally."),
+                     statement("The 7th's rope at St Hildred's needs a new sally."), 0.97)
+    assert found is not None and found.kind == "distinct"
+    found = relation(statement("The user lives at 12 Tanners Row."),
+                     statement("The user moved to 4 Elm Street."), 0.7)
+    assert found is not None and found.kind == "change"

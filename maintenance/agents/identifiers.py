@@ -80,6 +80,11 @@ def identifiers(text: str) -> frozenset[tuple[str, str]]:
     for m in _CODE.finditer(text):  # "Room 7E seats twelve": a code names, it never counts
         if m.group(1).lower() in ID_NOUNS:
             out.add((m.group(1).lower(), m.group(2).upper()))
+    for m in _ADDRESS.finditer(text):  # "the back door at 12 Tanners Row": a house number
+        if not _ADDRESS_VALUE.search(text[:m.start()]):  # names the house; "lives at 12
+            out.add(("address", f"{m.group(1).upper()} {m.group(2).lower()}"))  # ..." is a value
+    for m in _ORDINAL_OWNER.finditer(text):  # "the 5th's rope": the fifth (bell, floor ...)
+        out.add(("ordinal", m.group(1).lower()))
     for m in _PATH.finditer(text):  # an endpoint or a file names its subject ("/v2/search")
         if not _AT_VALUE.search(text[:m.start()]):  # ... unless it is what is said of it
             out.add(("path", m.group(0).lower()))
@@ -89,6 +94,17 @@ def identifiers(text: str) -> frozenset[tuple[str, str]]:
             out.add((m.group(2).lower().removesuffix("s"), " ".join(words)))
     return frozenset(out)
 
+
+#: A street address: a house number before a capitalised street name and its kind.
+_ADDRESS = re.compile(r"\b(\d{1,4}[A-Za-z]?)\s+((?:[A-Z][\w'’-]*\s+){1,3}(?:Row|Road|Rd|Street|"
+                      r"St|Lane|Avenue|Ave|Close|Way|Drive|Place|Terrace|Crescent|Court|"
+                      r"Gardens|Square|Mews|Walk|Parade|Grove|Hill)\b)")
+#: Words after which an address is what is said of the subject ("lives at", "moved to").
+_ADDRESS_VALUE = re.compile(r"\b(?:is|are|was|were|now|lives?|living|lived|moved|moving|moves|"
+                            r"relocated|based|located|stays?|staying|address|to|from|into)\s+"
+                            r"(?:(?:at|in|on|to|into)\s+)?$", re.IGNORECASE)
+#: An ordinal that owns something ("The 5th's rope", "the 2nd's bearings").
+_ORDINAL_OWNER = re.compile(r"\b(\d+(?:st|nd|rd|th))['’]s\b", re.IGNORECASE)
 
 #: A thing of a kind named by the lower-case words before it ("the file upload endpoint",
 #: "the monthly plan"): two of one kind named differently are two things.
