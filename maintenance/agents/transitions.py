@@ -228,14 +228,16 @@ def _topic(old: str, new: str, spans: frozenset[str], cosine: float, *,
     if cosine >= TOPIC_COSINE:
         return True
     have = (_word_keys(old) if words else _keys(old)) - spans
+    mine = (_word_keys(new) if words else _keys(new)) - spans
+    # in another form too: "insured with" / "the fleet's insurance"
     return any(not w.isdigit() and len(w) > 2 and w not in _GENERIC and fuzzy_in(w, have)
-               for w in (_word_keys(new) if words else _keys(new)) - spans)  # "insured with"
-    # / "the fleet's insurance"
+               for w in mine)
 
 
 @lru_cache(maxsize=1 << 16)
 def _word_keys(text: str) -> frozenset[str]:
-    """The stems of ``text``'s lower-case content words (its names left out)."""
+    """The stems of ``text``'s content words, its names left out (a capitalised word opening
+    a sentence is a word)."""
     return frozenset(stem(u.key) for u in units(_ordinals(text)) if u.kind == "word")
 
 
@@ -380,9 +382,10 @@ def _same_measure(old: str, m: re.Match[str]) -> bool:
     """Whether a number changed to (``m``, a match in the newer text) counts what ``old``
     counts: the word after the new number is one after a number of ``old`` ("10 packs" /
     "to 16 packs"), or the word before it one ``old`` says ("Node 18.12" / "to Node 20.10"),
-    or, with neither, the words naming what changed ("the app streak is
-    back to 0", "raised the reorder level to 16") are in ``old`` ("streak", not "daily
-    goal")."""
+    or, with neither, the head noun of what changed (the object's last noun: "raised the
+    reorder level to 16", "turned the aquarium CO2 down to ..."; or the word before "is back
+    to 0": "the app streak") is in ``old`` ("streak", not "daily goal"; "CO2", not the
+    aquarium's volume)."""
     span, was = _digits(_ordinals(m.group(1))), _digits(_ordinals(old))
     after = {stem(w.lower()) for w in _UNIT.findall(span)}
     if after and any(fuzzy_in(w, {stem(x.lower()) for x in _UNIT.findall(was)})
