@@ -49,7 +49,7 @@ from memmaint.maintenance.core.records import Memory
 GROUP_TYPES = ("duplicate", "refinement", "update", "contradiction", "distinct_related",
                "temporal", "unrelated")
 PARTS = ("dev", "validation", "fresh", "blind", "sealed", "unseen", "hidden", "withheld",
-         "spare", "vault", "keep", "ledger", "harbour", "lantern", "quarry")
+         "spare", "vault", "keep", "ledger", "harbour", "lantern", "quarry", "orchard")
 #: The group types of one generated pool, in order.
 POOL_MIX = ("duplicate", "duplicate", "refinement", "refinement", "update", "update",
             "update", "contradiction", "distinct_related", "temporal", "unrelated",
@@ -328,8 +328,8 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
     """The ``dev`` (tuning) or ``validation`` part: ``pools`` generated pools of
     :data:`POOL_MIX` groups each, plus a pool of the part's hand-written groups; or the
     ``fresh``, ``blind``, ``sealed``, ``unseen``, ``hidden``, ``withheld``, ``spare``, ``vault``,
-    ``keep``, ``ledger``, ``harbour``, ``lantern`` or ``quarry`` part, hand-written groups only
-    in one namespace (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`,
+    ``keep``, ``ledger``, ``harbour``, ``lantern``, ``quarry`` or ``orchard`` part, hand-written
+    groups only in one namespace (:data:`~memmaint.datasets.decision_fresh.FRESH_HAND`,
     :data:`~memmaint.datasets.decision_blind.BLIND_HAND`,
     :data:`~memmaint.datasets.decision_sealed.SEALED_HAND`,
     :data:`~memmaint.datasets.decision_unseen.UNSEEN_HAND`,
@@ -341,7 +341,8 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
     :data:`~memmaint.datasets.decision_ledger.LEDGER_HAND`,
     :data:`~memmaint.datasets.decision_harbour.HARBOUR_HAND`,
     :data:`~memmaint.datasets.decision_lantern.LANTERN_HAND`,
-    :data:`~memmaint.datasets.decision_quarry.QUARRY_HAND`; ``pools`` ignored)."""
+    :data:`~memmaint.datasets.decision_quarry.QUARRY_HAND`,
+    :data:`~memmaint.datasets.decision_orchard.ORCHARD_HAND`; ``pools`` ignored)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
     if part == "fresh":
@@ -396,6 +397,10 @@ def make_decision_set(part: str = "dev", *, pools: int = POOLS_PER_PART) -> Deci
         from memmaint.datasets.decision_quarry import QUARRY_HAND
 
         return hand_set(QUARRY_HAND, part="quarry", namespace="quarry")
+    if part == "orchard":
+        from memmaint.datasets.decision_orchard import ORCHARD_HAND
+
+        return hand_set(ORCHARD_HAND, part="orchard", namespace="orchard")
     fams, ids, names, hand = ((DEV_FAMILIES, DEV_IDS, DEV_NAMES, DEV_HAND) if part == "dev"
                               else (VAL_FAMILIES, VAL_IDS, VAL_NAMES, VAL_HAND))
     b = _Builder(part)

@@ -9,12 +9,14 @@ written blind and committed before any run), ``withheld`` (a sixth, written blin
 2026-11-29 and committed before any run), ``ledger`` (a tenth, likewise written blind on
 2026-11-29 and committed before any run), ``harbour`` (an eleventh, likewise written blind
 on 2026-11-29 and committed before any run), ``lantern`` (a twelfth, likewise written blind
-on 2026-11-29 and committed before any run) and ``quarry`` (a thirteenth, likewise written
-blind on 2026-11-29 and committed before any run). Each builds the same every time, every
-sentence is labelled, no wording means two things, it shares no sentence with the other parts,
-and the CLI runs it (``hidden``, ``withheld``, ``spare``, ``vault``, ``keep``, ``ledger``,
-``harbour``, ``lantern`` and ``quarry`` only offered: their one run is kept for the end of a
-session); scores are not asserted (they are check sets, never tuned on)."""
+on 2026-11-29 and committed before any run), ``quarry`` (a thirteenth, likewise written
+blind on 2026-11-29 and committed before any run) and ``orchard`` (a fourteenth, likewise
+written blind on 2026-11-29 and committed before any run). Each builds the same every time,
+every sentence is labelled, no wording means two things, it shares no sentence with the other
+parts, and the CLI runs it (``hidden``, ``withheld``, ``spare``, ``vault``, ``keep``,
+``ledger``, ``harbour``, ``lantern``, ``quarry`` and ``orchard`` only offered: their one run is
+kept for the end of a session); scores are not asserted (they are check sets, never tuned
+on)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from memmaint.datasets.decision_hidden import HIDDEN_HAND
 from memmaint.datasets.decision_keep import KEEP_HAND
 from memmaint.datasets.decision_lantern import LANTERN_HAND
 from memmaint.datasets.decision_ledger import LEDGER_HAND
+from memmaint.datasets.decision_orchard import ORCHARD_HAND
 from memmaint.datasets.decision_quarry import QUARRY_HAND
 from memmaint.datasets.decision_sealed import SEALED_HAND
 from memmaint.datasets.decision_spare import SPARE_HAND
@@ -43,10 +46,10 @@ PARTS = {"fresh": (FRESH_HAND, 60), "blind": (BLIND_HAND, 55),
          "spare": (SPARE_HAND, 70), "vault": (VAULT_HAND, 70),
          "keep": (KEEP_HAND, 70), "ledger": (LEDGER_HAND, 70),
          "harbour": (HARBOUR_HAND, 70), "lantern": (LANTERN_HAND, 70),
-         "quarry": (QUARRY_HAND, 70)}
+         "quarry": (QUARRY_HAND, 70), "orchard": (ORCHARD_HAND, 70)}
 #: Parts the CLI only offers: their one run is kept for the end of a session.
 OFFERED_ONLY = ("hidden", "withheld", "spare", "vault", "keep", "ledger", "harbour",
-                "lantern", "quarry")
+                "lantern", "quarry", "orchard")
 
 
 @pytest.mark.parametrize("part", sorted(PARTS))
@@ -109,7 +112,7 @@ def test_cli_offers_the_part_without_running_it(name):
 
 
 @pytest.mark.parametrize("part", ("withheld", "spare", "vault", "keep", "ledger",
-                                  "harbour", "lantern", "quarry"))
+                                  "harbour", "lantern", "quarry", "orchard"))
 def test_the_written_blind_part_has_its_planned_mix(part):
     """70 groups: the planned count of each type, unique ids, dates that parse, groups of
     at least two memories except ``unrelated``, and every update, contradiction and

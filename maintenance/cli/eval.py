@@ -245,7 +245,7 @@ def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
 @click.option("--part",
               type=click.Choice(["dev", "validation", "fresh", "blind", "sealed", "unseen",
                                  "hidden", "withheld", "spare", "vault", "keep",
-                                 "ledger", "harbour", "lantern", "quarry"]),
+                                 "ledger", "harbour", "lantern", "quarry", "orchard"]),
               default="dev", show_default=True,
               help="The tuning part (dev), the held-out validation part, the fresh "
                    "hand-written part (informal wordings, read and fixed against since), "
@@ -263,8 +263,10 @@ def outcomes_cmd(config_paths: tuple[str, ...], grid: tuple[str, ...],
                    "once at the end of a session, never tuned on, harbour: an eleventh "
                    "held-out hand-written part: run once at the end of a session, never tuned "
                    "on, lantern: a twelfth held-out hand-written part: run once at the end "
-                   "of a session, never tuned on, or quarry: a thirteenth held-out "
-                   "hand-written part: run once at the end of a session, never tuned on.")
+                   "of a session, never tuned on, quarry: a thirteenth held-out "
+                   "hand-written part: run once at the end of a session, never tuned on, or "
+                   "orchard: a fourteenth held-out hand-written part: run once at the end of "
+                   "a session, never tuned on.")
 @click.option("--pools", type=int, default=None,
               help="Only the first N generated pools (and the hand-written one).")
 @click.option("--failures", type=int, default=0, show_default=True,
