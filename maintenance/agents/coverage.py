@@ -50,6 +50,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -544,7 +545,7 @@ def _join(a: str, b: str, sep: str) -> str:
     return f"{a}{sep}{b}"
 
 
-def fuzzy_in(word: str, pool: set[str]) -> bool:
+def fuzzy_in(word: str, pool: AbstractSet[str]) -> bool:
     """``word`` is in ``pool``, shares a five-letter prefix with a word of it ("allergic" /
     "allergy", "employed" / "employer"), or one is the start of the other ("time" /
     "timezone")."""
