@@ -25,6 +25,8 @@ from memmaint.maintenance.agents.transitions import transition
     ("The call is at 4 p.m. The room is booked.", "The call is at 16:00. The room is booked."),
     ("Any bike under 15 percent charge.", "Any bike under 15% charge."),
     ("The client works out 4x per week.", "The client works out 4 times per week."),
+    # a duration past 23 hours or minutes stays as written (no "?" that would end a sentence)
+    ("The run took 30:00 minutes.", "The run took 30:00 minutes."),
     # no hour of the day is said: a version, a ratio, a price and a bare count stay
     ("Python 3.10, a 1:2 ratio, 12.30 euros, before ten.",
      "Python 3.10, a 1:2 ratio, 12.30 euros, before ten."),

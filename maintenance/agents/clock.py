@@ -32,7 +32,7 @@ def _hour(word: str) -> int:
 
 
 def _clock(hour: int, minute: int) -> str:
-    return f"{hour}:{minute:02d}" if 0 <= hour < 24 else f"{hour}:{minute:02d}?"
+    return f"{hour}:{minute:02d}"
 
 
 def _meridiem(m: re.Match[str]) -> str:
@@ -60,7 +60,15 @@ def _part_of_day(m: re.Match[str]) -> str:
 
 def _half_past(m: re.Match[str]) -> str:
     hour = _hour(m.group(2))
+    if not 0 <= hour < 24:
+        return m.group(0)
     return _clock(hour, 30 if m.group(1).lower() == "half" else 15)
+
+
+def _colon(m: re.Match[str]) -> str:
+    """A colon time as H:MM ("04:00" -> 4:00); a count past 23 ("30:00" minutes) as written."""
+    hour = int(m.group(1))
+    return _clock(hour, int(m.group(2))) if hour < 24 else m.group(0)
 
 
 def clock_forms(text: str) -> str:
@@ -69,6 +77,6 @@ def clock_forms(text: str) -> str:
     text = _PART_OF_DAY.sub(_part_of_day, text)
     text = _MERIDIEM.sub(_meridiem, text)
     text = _HALF_PAST.sub(_half_past, text)
-    text = _COLON.sub(lambda m: _clock(int(m.group(1)), int(m.group(2))), text)
+    text = _COLON.sub(_colon, text)
     text = _PERCENT.sub(r"\1%", text)
     return _TIMES.sub(r"\1 times", text)
