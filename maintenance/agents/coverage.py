@@ -319,9 +319,8 @@ def _weeks_as_days(m: re.Match[str]) -> str:
 def canonical_forms(text: str) -> str:
     """``text`` with the usual names of one place written one way ("Standard delivery to
     Britain" -> "... to the UK"), "working days" as "business days", and the times, periods
-    and phrases of :data:`_PHRASE_ALIASES` one way, so that the readers compare places and
-    periods, not spellings; clock times, percentages and counts too
-    (:func:`~memmaint.maintenance.agents.clock.clock_forms`)."""
+    and phrases of :data:`_PHRASE_ALIASES` and clock times (:func:`~.clock.clock_forms`) one
+    way, so that the readers compare places and periods, not spellings."""
     for pattern, canonical in _PLACE_ALIASES:
         text = pattern.sub(canonical, text)
     for pattern, canonical in _PHRASE_ALIASES:
@@ -417,6 +416,16 @@ class _Index:
             return unit.key in self.lower
         return (unit.kind, unit.key) in self.keys
 
+    def has_all(self, text: str) -> bool:
+        """Every unit of ``text`` (coverage's first test, without its negations and order)."""
+        return all(self.has(u) for u in units(text))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a merge reads one kept text against many sources
+def kept_index(text: str) -> _Index:
+    """What ``text`` offers for matching: :func:`coverage`'s index of it."""
+    return _Index(text)
+
 
 @functools.lru_cache(maxsize=1 << 16)  # the merge loop reads one pair several times
 def coverage(source_text: str, kept_text: str) -> Coverage:
@@ -425,7 +434,7 @@ def coverage(source_text: str, kept_text: str) -> Coverage:
     ``missing`` lists the source's units the kept text lacks (as written in the source, in
     order, each once), then any negation a sentence about the source adds (``+not``).
     """
-    return _coverage(units(source_text), _Index(kept_text))
+    return _coverage(units(source_text), kept_index(kept_text))
 
 
 def _capitals(sent: Sequence[Unit]) -> list[str]:
@@ -461,7 +470,7 @@ def _coverage(src: Sequence[Unit], kept: _Index) -> Coverage:
 
 def covers(kept_text: str, source_texts: Iterable[str]) -> bool:
     """Whether ``kept_text`` covers every one of ``source_texts``."""
-    index = _Index(kept_text)
+    index = kept_index(kept_text)
     return all(_coverage(units(s), index).covered for s in source_texts)
 
 
@@ -527,9 +536,8 @@ def same_anchor(sources: Sequence[tuple[str, datetime]]) -> bool:
     """Whether a merge of ``(text, created_at)`` sources keeps every relative time true.
 
     A merged memory is dated like its newest source, so a source saying "last week" may only
-    be merged with sources of its own day: otherwise its "last week" would move ("this
-    spring" may, while it names the same spring: :func:`~.periods.same_period`).
-    """
+    be merged with sources of its own day, or its "last week" would move ("this spring" may,
+    while it names the same spring: :func:`~.periods.same_period`)."""
     if not sources:
         return True
     newest = max(when for _t, when in sources).date()

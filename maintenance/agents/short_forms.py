@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from memmaint.maintenance.agents.coverage import ENTITIES, coverage, stem, units
+from memmaint.maintenance.agents.coverage import ENTITIES, coverage, kept_index, stem, units
 from memmaint.maintenance.agents.slots import Statement
 
 
@@ -30,19 +30,9 @@ def subsumed(short: Statement, long: Statement) -> bool:
     said = {u.key for u in words} - set(short.holder.split("/"))
     if len(words) < 2 or not said or len(units(long.text)) <= len(units(short.text)):
         return False
-    stems, lower, keys = _offered(long.text)
-    if not all(u.key in stems if u.kind == "word" else u.key in lower if u.kind == "name"
-               else (u.kind, u.key) in keys for u in units(short.text)):
+    if not kept_index(long.text).has_all(short.text):
         return False  # (what coverage would miss first, read cheaply)
     return covered_in_opening(short.text, long.text)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _offered(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]]]:
-    """The word stems, lower-cased units and unit keys ``text`` offers for coverage."""
-    us = units(text)
-    return (frozenset(stem(u.text) for u in us if u.kind in ("word", "name")),
-            frozenset(u.text.lower() for u in us), frozenset((u.kind, u.key) for u in us))
 
 
 def covered_in_opening(short: str, long: str) -> bool:
